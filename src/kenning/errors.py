@@ -1,0 +1,82 @@
+"""One exception tree for everything kenning raises.
+
+    KenningError
+    ├── InputError                 bad arguments from the caller (ValueError too)
+    │   ├── TextTooLarge           text over the size limit; nothing stored
+    │   ├── EmptyText              nothing to remember
+    │   ├── InvalidTime            a time that cannot be read or lies in the future
+    │   └── InvalidScope           project / environment / dataset names
+    ├── EmbeddingError             the embedder or a vector is unusable
+    │   ├── DimensionMismatch      vector size differs from the store's
+    │   └── NonFiniteVector        NaN or infinity in a vector
+    ├── NotFound                   an id that does not exist in this dataset (KeyError too)
+    ├── ExtractionError            an extractor failed or returned unusable output
+    ├── ConfigError                a setting or URL cannot be used
+    └── StoreError                 the database failed
+        ├── MigrationError         the schema cannot be brought up to date
+        └── DuplicateFact          the live-fact backstop refused a twin
+
+Messages say how to fix the problem, not only what went wrong.
+"""
+from __future__ import annotations
+
+
+class KenningError(Exception):
+    """Root of every error kenning raises on purpose."""
+
+
+class InputError(KenningError, ValueError):
+    """The caller passed something kenning cannot use."""
+
+
+class TextTooLarge(InputError):
+    pass
+
+
+class EmptyText(InputError):
+    pass
+
+
+class InvalidTime(InputError):
+    pass
+
+
+class InvalidScope(InputError):
+    pass
+
+
+class EmbeddingError(KenningError):
+    pass
+
+
+class DimensionMismatch(EmbeddingError):
+    pass
+
+
+class NonFiniteVector(EmbeddingError):
+    pass
+
+
+class NotFound(KenningError, KeyError):
+    def __str__(self) -> str:  # KeyError quotes its message; keep it readable
+        return str(self.args[0]) if self.args else "not found"
+
+
+class ExtractionError(KenningError):
+    pass
+
+
+class ConfigError(KenningError):
+    pass
+
+
+class StoreError(KenningError):
+    pass
+
+
+class MigrationError(StoreError):
+    pass
+
+
+class DuplicateFact(StoreError):
+    """The partial unique index on live facts refused a twin (a racing writer won)."""

@@ -1,0 +1,105 @@
+"""Relative and partial dates in a sentence, resolved against the message time."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from dateutil.relativedelta import relativedelta
+
+MONTHS = {m: i + 1 for i, m in enumerate(
+    "january february march april may june july august september october november december".split())}
+MONTHS.update({m[:3]: i for m, i in list(MONTHS.items())})
+MONTHS["sept"] = 9
+NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+           "seven": 7, "eight": 8, "nine": 9, "ten": 10, "a couple of": 2, "a few": 3, "several": 3}
+UNITS = {"day": "days", "week": "weeks", "month": "months", "year": "years"}
+
+_MONTH = r"(?P<month>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
+_NUM = r"(?P<n>\d+|" + "|".join(sorted(NUMBERS, key=len, reverse=True)) + r")"
+PATTERNS = [
+    ("ago", rf"\b{_NUM} (?P<unit>day|week|month|year)s? ago\b"),
+    ("last", r"\blast (?P<unit>day|week|month|year|weekend)\b"),
+    ("next", r"\bnext (?P<unit>day|week|month|year|weekend)\b"),
+    ("in_n", rf"\bin {_NUM} (?P<unit>day|week|month|year)s?\b"),
+    ("yesterday", r"\byesterday\b"),
+    ("tomorrow", r"\btomorrow\b"),
+    ("today", r"\b(?:today|tonight|this morning|right now)\b"),
+    ("since_year", r"\bsince (?P<year>(?:19|20)\d\d)\b"),
+    ("month_day", rf"\b(?:on |in |since |by )?{_MONTH} (?P<day>\d{{1,2}})(?:st|nd|rd|th)?(?:,? (?P<year>(?:19|20)\d\d))?\b"),
+    ("month", rf"\b(?P<prep>in|since|by|from|this|last|next|until) {_MONTH}(?: (?P<year>(?:19|20)\d\d))?\b"),
+    ("year", r"\b(?:in|since|from) (?P<year>(?:19|20)\d\d)\b"),
+]
+_COMPILED = [(name, re.compile(rx, re.I)) for name, rx in PATTERNS]
+
+
+@dataclass
+class DatePhrase:
+    text: str
+    when: datetime
+    direction: str  # "past", "future" or "either": which way a bare month may go
+    start: int
+    end: int
+
+
+def find(sentence: str, at: datetime, tense: str = "present") -> DatePhrase | None:
+    """The first date phrase in ``sentence``; ``tense`` picks the year of a bare month."""
+    for name, rx in _COMPILED:
+        m = rx.search(sentence)
+        if m:
+            when, direction = _resolve(name, m, at, tense)
+            if when is not None:
+                return DatePhrase(m.group(0), when, direction, m.start(), m.end())
+    return None
+
+
+def _num(text: str) -> int:
+    text = text.lower()
+    return int(text) if text.isdigit() else NUMBERS.get(text, 1)
+
+
+def _resolve(name: str, m: re.Match, at: datetime, tense: str):
+    g = m.groupdict()
+    day0 = at.replace(hour=0, minute=0, second=0, microsecond=0)
+    if name in ("ago", "last", "next", "in_n"):
+        unit = g["unit"].lower()
+        if unit == "weekend":
+            days = (at.weekday() - 5) % 7 or 7  # the Saturday before (or after)
+            return (day0 - timedelta(days=days), "past") if name == "last" else (
+                day0 + timedelta(days=(5 - at.weekday()) % 7 or 7), "future")
+        n = _num(g.get("n") or "1") if name in ("ago", "in_n") else 1
+        delta = relativedelta(**{UNITS[unit]: n})
+        return (at - delta, "past") if name in ("ago", "last") else (at + delta, "future")
+    if name == "yesterday":
+        return at - timedelta(days=1), "past"
+    if name == "tomorrow":
+        return at + timedelta(days=1), "future"
+    if name == "today":
+        return at, "either"
+    if name in ("since_year", "year"):
+        return at.replace(year=int(g["year"]), month=1, day=1, hour=0, minute=0, second=0, microsecond=0), "past"
+    month = MONTHS[g["month"].lower().rstrip(".")]
+    day = int(g.get("day") or 1)
+    prep = (g.get("prep") or "").lower()
+    if g.get("year"):
+        year = int(g["year"])
+    else:
+        want_past = prep in ("since", "last", "from") or tense == "past"
+        want_future = prep in ("next", "by", "until") or tense == "future"
+        year = at.year
+        candidate = _safe(at, year, month, day)
+        if want_past and candidate > at:
+            year -= 1
+        elif not want_past and candidate.date() < at.date() and (want_future or tense == "present"):
+            if (month, day) < (at.month, 1):  # a month already over: next year
+                year += 1
+    when = _safe(at, year, month, day)
+    direction = "past" if when <= at else "future"
+    return when, direction
+
+
+def _safe(at: datetime, year: int, month: int, day: int) -> datetime:
+    try:
+        return at.replace(year=year, month=month, day=day, hour=0, minute=0, second=0, microsecond=0)
+    except ValueError:
+        return at.replace(year=year, month=month, day=28, hour=0, minute=0, second=0, microsecond=0)

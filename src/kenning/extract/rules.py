@@ -1,0 +1,560 @@
+"""The offline extractor: deterministic English patterns for first-person facts.
+
+How it reads a message:
+1. split into sentences, then into clauses at "and I", ", I", "but my" ...;
+2. strip discourse markers ("lol", "btw", "ok") and adverbs ("also", "just");
+3. keep only clauses whose grammatical subject is the user ("I …", "My …",
+   or an imperative about the user's own settings); everything else, world
+   knowledge and statements about other things, yields nothing;
+4. match the verb phrase against a table of patterns; each gives a predicate,
+   a kind, a default entity type and how a date phrase moves the validity
+   window (a change "I moved … last month", a future "I pick up … in
+   September", an ended "I used to …");
+5. clean the object (articles, frequency words, dates) and split lists
+   ("Portuguese and a little Japanese").
+Precision over recall: a missed fact can be said again, a wrong one misleads.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime
+
+from . import dates, lexicon as lx
+from .base import Candidate, Extractor
+
+_CONTRACTIONS = [
+    (r"\bi'm\b", "i am"), (r"\bim\b", "i am"), (r"\bi've\b", "i have"), (r"\bi'd\b", "i would"),
+    (r"\bi'll\b", "i will"), (r"\bwe're\b", "we are"), (r"\bwe've\b", "we have"),
+    (r"\bwe'll\b", "we will"), (r"\bmy wife's\b", "my wife is"), (r"\bmy husband's\b", "my husband is"), (r"\bdon't\b", "do not"), (r"\bdont\b", "do not"),
+    (r"\bdoesn't\b", "does not"), (r"\bdidn't\b", "did not"), (r"\bcan't\b", "cannot"),
+    (r"\bcant\b", "cannot"), (r"\bwon't\b", "will not"), (r"\bisn't\b", "is not"),
+    (r"\baren't\b", "are not"), (r"\bwasn't\b", "was not"), (r"\bhaven't\b", "have not"),
+    (r"\bhasn't\b", "has not"), (r"\bnever ever\b", "never"), (r"\bgonna\b", "going to"),
+    (r"\bwanna\b", "want to"), (r"\bfavourite\b", "favorite"),
+]
+_MARKERS = re.compile(
+    r"^(?:(?:lol|lmao|haha+|hehe+|ok(?:ay)?|k|yeah|yep|yes|no|nope|oh|ah|well|so|btw|by the way|"
+    r"anyway|anyways|hey|hi|hello|hmm+|um+|uh+|actually|honestly|also|and|but|plus|oh and|fyi|"
+    r"just so you know|for what it's worth|to be honest|tbh|cool|great|thanks|thank you|sure|right|"
+    r"alright|wow|omg|ugh|sigh|fun fact|quick update|update)[\s,.!:;-]+)+")
+_ADVERBS = re.compile(
+    r"^(?:also|really|just|currently|still|now|actually|recently|definitely|absolutely|totally|"
+    r"usually|always|mostly|basically|honestly|finally|already|even|truly|genuinely|kind of|kinda|"
+    r"sort of|pretty much|literally|seriously|officially|secretly|generally|normally|typically|"
+    r"mainly|primarily|personally|absolutely|deeply|too)\s+")
+_SPLIT = re.compile(r"(?:,|;|\s-)\s*(?:(?:and|but|so|plus|while|although|though|also)\s+)?(?=(?:i|my)\b)"
+                    r"|\s+(?:and|but|so|plus|while|although|though|and also|and then)\s+(?=(?:i|my)\b)")
+_TRAIL = re.compile(
+    r"(?:\s+(?:every (?:day|morning|evening|night|week|weekend|month)|each (?:day|morning|week)|"
+    r"on weekends|at night|in the mornings?|in the evenings?|a lot|so much|very much|these days|"
+    r"right now|now|anymore|any more|too|as well|lately|nowadays|at the moment|for now|daily|"
+    r"weekly|regularly|sometimes|often|every so often|from time to time|a bit|a little|"
+    r"honestly|though|haha+|lol|tbh|i think|i guess|actually|again|already|yet|myself|"
+    r"instead|for (?:a while|years|ages|a long time|\d+ (?:years?|months?|weeks?)))\b)+$")
+_LEAD = re.compile(r"^(?:(?:a|an|the|my|our|some|any|mostly|mainly|primarily|a lot of|lots of|"
+                   r"plenty of|really|very|so|pretty|quite|a few|all|both|real|own)\s+)+")
+_QUALIFIERS = re.compile(r"^(?:a little(?: bit of)?|little|a bit of|a bit|bit of|some|basic|fluent|conversational|"
+                         r"native|broken|decent|intermediate|beginner|advanced)\s+")
+_NAME = re.compile(r"^[A-Z][\w'-]+(?: [A-Z][\w'-]+)?$")
+_COUNT = r"(?P<count>a|an|one|two|three|four|five|six|\d+)"
+
+
+@dataclass(frozen=True)
+class Rule:
+    pattern: re.Pattern
+    predicate: str
+    kind: str
+    etype: str | None          # default entity type; None: a literal value
+    mode: str = "present"      # present | change | ended | future | end
+    listy: bool = False        # object may be a list ("X and Y")
+
+
+def _r(rx: str, predicate: str, kind: str, etype: str | None, mode: str = "present",
+       listy: bool = False) -> Rule:
+    return Rule(re.compile(rx), predicate, kind, etype, mode, listy)
+
+
+_O = r"(?P<o>.+)"
+# Order matters: the first rule that matches a clause wins.
+RULES = [
+    _r(rf"^used to live (?:in|at) {_O}", "lives in", "attribute", "PLACE", "ended"),
+    _r(rf"^used to work (?:at|for) {_O}", "works at", "attribute", "ORG", "ended"),
+    _r(rf"^no longer (?:live|reside) in {_O}", "lives in", "attribute", "PLACE", "end"),
+    _r(rf"^no longer work (?:at|for) {_O}", "works at", "attribute", "ORG", "end"),
+    _r(rf"^(?:live|am living|reside|am based|am staying|have been living) (?:in|at) {_O}", "lives in", "attribute", "PLACE"),
+    _r(rf"^(?:moved|relocated|have moved|just moved|am moving|will move|will be moving|am relocating|"
+       rf"am going to move|will relocate) (?:back )?to {_O}", "lives in", "attribute", "PLACE", "change"),
+    _r(rf"^(?:am|was) (?:originally )?from {_O}", "is from", "attribute", "PLACE"),
+    _r(rf"^(?:come|originally come) from {_O}", "is from", "attribute", "PLACE"),
+    _r(rf"^grew up in {_O}", "grew up in", "attribute", "PLACE"),
+    _r(r"^was born (?:in|on) (?P<o>(?:19|20)\d\d|\w+ \d{1,2}(?:st|nd|rd|th)?(?:,? (?:19|20)\d\d)?)", "was born on", "attribute", None),
+    _r(rf"^was born in {_O}", "was born in", "attribute", "PLACE"),
+    _r(rf"^(?:just )?(?:started|began|got|landed|accepted|took|have started)(?: a| an| my)?(?: new)?"
+       rf"(?: \w+)? (?:job|position|role|gig|internship) (?:at|with|for) {_O}", "works at", "attribute", "ORG", "change"),
+    _r(rf"^(?:am starting|will start|start)(?: a| my)?(?: new)?(?: \w+)? (?:job|position|role|internship) "
+       rf"(?:at|with|for) {_O}", "works at", "attribute", "ORG", "future"),
+    _r(rf"^(?:started|began) working (?:at|for) {_O}", "works at", "attribute", "ORG", "change"),
+    _r(rf"^(?:work|am working|have been working|am employed) as {_O}", "works as", "attribute", "ROLE"),
+    _r(rf"^(?:work|am working|have been working|am employed) (?:at|for|with|by) {_O}", "works at", "attribute", "ORG"),
+    _r(rf"^am (?:a |an )?(?:big |huge |massive )?fan of {_O}", "likes", "preference", "THING", listy=True),
+    _r(rf"^am allergic to {_O}", "is allergic to", "attribute", "FOOD", listy=True),
+    _r(r"^am (?P<o>lactose|gluten) intolerant", "is intolerant to", "attribute", "FOOD"),
+    _r(r"^am (?P<o>\d{1,3})(?: years old| years of age| yo| y/o|yo)?$", "is aged", "attribute", None),
+    _r(r"^am (?:in my )?(?P<o>(?:early |mid |late )?\d0s)$", "is aged", "attribute", None),
+    _r(r"^turned (?P<o>\d{1,3})(?: years old)?", "is aged", "attribute", None, "change"),
+    _r(rf"^am (?:married to|engaged to) {_O}", "is married to", "relationship", "PERSON"),
+    _r(rf"^am (?:dating|seeing) {_O}", "is dating", "relationship", "PERSON"),
+    _r(rf"^am (?:studying|majoring in|doing a (?:degree|masters|master's|phd|bachelor's) in) {_O}", "studies", "attribute", "TOPIC"),
+    _r(rf"^(?:study|major in) {_O}", "studies", "attribute", "TOPIC"),
+    _r(rf"^(?:am learning|have been learning|am teaching myself|am taking(?: \w+)? lessons in) {_O}", "is learning", "skill", "SKILL", listy=True),
+    _r(rf"^(?:started|began|have started|just started) (?:learning|to learn|taking(?: \w+)? lessons in) {_O}", "is learning", "skill", "SKILL", "change", listy=True),
+    _r(rf"^(?:am|have been) (?:training|preparing) for {_O}", "is training for", "goal", "EVENT"),
+    _r(rf"^(?:want|would like|would love|hope|plan|am planning|intend|aim|am hoping|am aiming|dream|"
+       rf"am trying|am going|have decided|decided) to {_O}", "wants to", "goal", None),
+    _r(rf"^(?:am (?:thinking|dreaming) (?:about|of)|am considering|am looking (?:at|into)|am interested in|"
+       rf"am shopping for|am looking for|am researching|am eyeing|have been looking at|am leaning towards?) "
+       rf"(?:buying |getting |purchasing |renting |adopting |learning |trying )?{_O}", "is interested in", "preference", "PRODUCT"),
+    _r(rf"^(?:love|like|enjoy|adore|am into|am obsessed with|am passionate about|am crazy about|"
+       rf"am a big fan of|dig|fancy) {_O}", "likes", "preference", "THING", listy=True),
+    _r(rf"^(?:hate|dislike|detest|cannot stand|loathe|despise|am not a fan of|do not like|do not enjoy|"
+       rf"am not into) {_O}", "dislikes", "preference", "THING", listy=True),
+    _r(rf"^(?:prefer|would rather have|like to use) {_O}", "prefers", "preference", None),
+    _r(rf"^(?:speak|am fluent in|can speak) {_O}", "speaks", "skill", "SKILL", listy=True),
+    _r(rf"^(?:play|am playing|can play) {_O}", "plays", "skill", "SKILL", listy=True),
+    _r(rf"^(?:write|code in|program in|develop in|write code in|am coding in) {_O}", "writes", "skill", "SKILL", listy=True),
+    _r(rf"^(?:do not|never|no longer|cannot) (?:eat|consume) {_O}", "does not eat", "preference", "FOOD", listy=True),
+    _r(rf"^(?:do not|never|no longer|cannot) drink {_O}", "does not drink", "preference", "FOOD", listy=True),
+    _r(rf"^(?:do not|never) (?:smoke|vape)(?P<o>)", "does not smoke", "habit", None),
+    _r(rf"^(?:eat|have|drink) (?:a |an |some )?{_O}(?= every| each| for breakfast| daily| most)", "eats", "habit", "FOOD", listy=True),
+    _r(rf"^eat {_O}", "eats", "habit", "FOOD", listy=True),
+    _r(rf"^drink {_O}", "drinks", "habit", "FOOD", listy=True),
+    _r(rf"^(?:drive|ride) {_O}", "drives", "possession", "PRODUCT"),
+    _r(rf"^(?:pick up|am picking up|will pick up|will get|am getting|will receive|am buying|will buy|"
+       rf"get) {_O}", "owns", "possession", "PRODUCT", "future"),
+    _r(rf"^(?:bought|purchased|got|picked up|ordered|received|have bought|have got|just got|"
+       rf"finally got|treated myself to) (?:myself )?{_O}", "owns", "possession", "PRODUCT", "change"),
+    _r(rf"^(?:adopted|rescued) {_O}", "has", "possession", "THING", "change"),
+    _r(rf"^(?:use|am using|have been using|rely on) {_O}", "uses", "habit", "PRODUCT", listy=True),
+    _r(rf"^(?:go to|attend|am attending|am going to) {_O}", "attends", "habit", "ORG"),
+    _r(rf"^(?:volunteer|am volunteering) (?:at|for|with) {_O}", "volunteers at", "habit", "ORG"),
+    _r(rf"^(?:have|own|have got) {_O}", "has", "possession", "THING"),
+    _r(rf"^(?:run|swim|cycle|hike|climb|surf|ski|paint|knit|cook|bake|garden|meditate|dance|sing|box|row)"
+       rf"(?P<o>)(?=\s|$)", "does", "habit", "SKILL"),
+    _r(rf"^(?:do|practice|practise) {_O}", "practices", "habit", "SKILL", listy=True),
+    _r(rf"^(?:collect|read|watch|listen to|follow) {_O}", "enjoys", "preference", "TOPIC", listy=True),
+    _r(rf"^(?:support|root for|cheer for) {_O}", "supports", "preference", "ORG"),
+    _r(rf"^am (?:a member of|in) (?:a |an |the )?(?P<o>.+? (?:club|team|band|choir|league|group|society))", "is a member of", "attribute", "ORG"),
+    _r(rf"^(?:joined) {_O}", "is a member of", "attribute", "ORG", "change"),
+    _r(rf"^(?:graduated from|went to|studied at) {_O}", "studied at", "attribute", "ORG"),
+    _r(rf"^have (?:been to|visited) {_O}", "has visited", "event", "PLACE", listy=True),
+    _r(rf"^(?:visited|traveled to|travelled to|went on a trip to) {_O}", "has visited", "event", "PLACE", listy=True),
+    _r(rf"^am (?:going|travel(?:l)?ing|flying|heading) to {_O}", "is traveling to", "plan", "PLACE", "future"),
+]
+
+
+def _expand(text: str) -> str:
+    text = text.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"').replace("\u201d", '"')
+    low = text.lower()
+    for rx, repl in _CONTRACTIONS:
+        low = re.sub(rx, repl, low)
+    return low
+
+
+def _sentences(text: str) -> list[str]:
+    parts = re.split(r"(?<=[.!?])\s+|\n+|(?<=[.!?])(?=[A-Z])", text)
+    return [p.strip() for p in parts if p and p.strip()]
+
+
+def _clauses(sentence: str) -> list[str]:
+    low = _expand(sentence)
+    low = re.sub(r"[.!?]+$", "", low).strip()
+    low = _MARKERS.sub("", low)
+    pieces = [p.strip(" ,;:-") for p in _SPLIT.split(low) if p and p.strip(" ,;:-")]
+    return pieces
+
+
+def _original_span(sentence: str, clause: str) -> str:
+    """The verbatim words of the sentence a clause came from (for source_quote)."""
+    words = clause.split()
+    if not words:
+        return sentence
+    first = re.escape(words[0].split("'")[0])
+    m = re.search(rf"\b{first}", sentence, re.I)
+    quote = sentence[m.start():] if m else sentence
+    return quote.strip()
+
+
+class RuleExtractor(Extractor):
+    """Offline, deterministic, English; the embedded default."""
+
+    name = "rules"
+
+    def extract(self, text: str, *, at: datetime, context: list[str] | None = None) -> list[Candidate]:
+        out: list[Candidate] = []
+        for sentence in _sentences(text):
+            hedged = bool(re.search(r"\b(?:i think|maybe|probably|might|perhaps|not sure)\b", sentence, re.I))
+            original_case = _expand_case(sentence)
+            for clause in _clauses(sentence):
+                for cand in self._clause(clause, original_case, at):
+                    cand.source_quote = sentence.strip()
+                    if hedged:
+                        cand.confidence = min(cand.confidence, 0.6)
+                    out.append(cand)
+        return _unique(out)
+
+    # -- one clause ---------------------------------------------------------
+
+    def _clause(self, clause: str, original: str, at: datetime) -> list[Candidate]:
+        if clause.startswith("my "):
+            return self._my(clause, original, at)
+        m = re.match(r"^(?:please )?(?:switch|set|change|put|turn|move) (?:me|it|my [\w ]+?|everything|the [\w ]+?) "
+                     r"(?:to|into|over to) (?P<o>.+)", clause)
+        if m:
+            return self._build(Rule(re.compile(""), "prefers", "preference", None), m.group("o"), at, clause)
+        opinion = re.match(r"^(?:the |this |that )?(?P<o>[\w -]{2,40}?) (?:looks|sounds|seems|is looking) "
+                           r"(?:really |so |very |pretty |super |quite )?(?P<adj>great|amazing|awesome|good|nice|"
+                           r"perfect|cool|fantastic|excellent|terrible|awful|bad|horrible|lovely)\b", clause)
+        if opinion and not clause.startswith(("i ", "it ", "that ", "this ")):
+            negative = opinion.group("adj") in ("terrible", "awful", "bad", "horrible")
+            rule = Rule(re.compile(""), "dislikes" if negative else "likes", "preference", "THING")
+            cands = self._build(rule, opinion.group("o"), at, clause)
+            for c in cands:
+                c.needs_known_entity, c.confidence = True, 0.55
+            return cands
+        we = clause.startswith(("we ", "we're "))
+        if not clause.startswith("i ") and not we:
+            return []
+        body = clause.split(" ", 1)[1].strip() if " " in clause else ""
+        if we:
+            body = re.sub(r"^are ", "am ", re.sub(r"^were ", "was ", body))
+        while True:
+            stripped = _ADVERBS.sub("", body)
+            if stripped == body:
+                break
+            body = stripped
+        cands = self._body(body, original, at, clause)
+        if we:
+            for c in cands:
+                c.confidence = min(c.confidence, 0.8)
+        return cands
+
+    def _body(self, body: str, original: str, at: datetime, clause: str) -> list[Candidate]:
+        special = self._identity(body, original, at, clause) or self._have(body, original, at, clause)
+        if special is not None:
+            return special
+        for rule in RULES:
+            m = rule.pattern.match(body)
+            if m:
+                return self._build(rule, m.group("o"), at, clause)
+        neg = re.match(r"^(?:do not|never|no longer|will never) (?P<v>\w+)(?: (?P<o>.+))?$", body)
+        if neg and neg.group("v") in _DURABLE_VERBS:
+            verb = neg.group("v")
+            obj = neg.group("o") or ""
+            return self._build(Rule(re.compile(""), f"does not {verb}", "preference", None), obj, at, clause,
+                               allow_empty=True)
+        return []
+
+    def _identity(self, body, original, at, clause):
+        became = re.match(r"^(?:have been|have become|became|went|turned|am now|have gone) (?P<rest>.+)$", body)
+        if became:
+            rest = became.group("rest")
+            phrase = dates.find(rest, at, "past")
+            core = _clean((rest[:phrase.start] + rest[phrase.end:]) if phrase else rest)
+            core = re.sub(r"^(?:a|an) ", "", core)
+            if core in lx.DIETS or core in lx.TRAITS:
+                out = self._identity("am " + core, original, at, clause)
+                for c in out or []:
+                    c.valid_at = phrase.when if phrase and phrase.direction == "past" else at
+                return out
+            return None
+        m = re.match(r"^(?:got|am getting|will get|will be getting) (?P<o>married|engaged|divorced)\b", body)
+        if m:
+            phrase = dates.find(body, at, "future" if body.startswith(("am", "will")) else "past")
+            c = self._cand("has relationship status", m.group("o"), "attribute", None, at, clause,
+                           text=f"user is {m.group('o')}")
+            c.valid_at = phrase.when if phrase else None
+            return [c]
+        name = re.match(r"^am (?P<n>[a-z][\w'-]+)$", body)
+        if name and _is_name(name.group("n"), original) and name.group("n") not in _NOT_NAMES:
+            n = name.group("n")
+            return [self._cand("is named", n, "attribute", None, at, clause, text=f"user is named {n}")]
+        m = re.match(r"^am (?:a |an )?(?P<o>[\w -]+?)(?: (?P<prep>at|for|with|in) (?P<org>.+))?$", body)
+        if not m or body.startswith(("am from", "am in my")):
+            return None
+        obj = _clean(m.group("o"))
+        head = obj.split()[-1] if obj else ""
+        if obj in lx.DIETS:
+            return [self._cand("follows diet", obj, "trait", None, at, clause, text=f"user is {obj}")]
+        if obj in lx.RELATIONSHIP_STATUS:
+            return [self._cand("has relationship status", obj, "attribute", None, at, clause, text=f"user is {obj}")]
+        if obj in lx.TRAITS or ("a " + obj) in lx.TRAITS or ("an " + obj) in lx.TRAITS:
+            return [self._cand("is", obj, "trait", None, at, clause, text=f"user is {obj}")]
+        article = re.match(r"^am (?:a|an) ", body) is not None
+        if head in lx.ROLES or obj in lx.ROLES:
+            out = [self._cand("works as", obj, "attribute", "ROLE", at, clause)]
+            if m.group("org") and m.group("prep") in ("at", "for", "with"):
+                org = _clean(m.group("org"))
+                if org:
+                    out.append(self._cand("works at", org, "attribute", _type_of(org, "ORG"), at, clause))
+            elif m.group("org") and m.group("prep") == "in":
+                place = _clean(m.group("org"))
+                if place:
+                    out.append(self._cand("works in", place, "attribute", "PLACE", at, clause))
+            return out
+        if article and m.group("org") is None and len(obj.split()) <= 3 and obj not in lx.PRONOUNS:
+            # "I'm a runner", "I'm a big reader": identities worth remembering.
+            if head.endswith(("er", "ist", "ian", "or", "ant", "ent")) or obj in lx.TRAITS:
+                return [self._cand("is", obj, "trait", None, at, clause, text=f"user is a {obj}")]
+        return None
+
+    def _have(self, body, original, at, clause):
+        nouns = "|".join(sorted(list(lx.RELATIVES) + list(lx.PETS), key=len, reverse=True))
+        m = re.match(rf"^(?:have|have got|got|own|adopted|just adopted) {_COUNT} (?:(?:little|young|older|"
+                     rf"younger|big|baby|lovely|adorable|sweet|rescue|\w+ year old) )?(?P<what>{nouns})\b"
+                     rf"(?:,| named| called| whose names are|:| -)? ?(?P<names>.*)$", body)
+        if not m:
+            return None
+        what = m.group("what").strip()
+        rel = lx.RELATIVES.get(what) or lx.RELATIVES.get(what.split()[-1])
+        pet = lx.PETS.get(what) or lx.PETS.get(what.split()[-1])
+        if not rel and not pet:
+            return None
+        names = _names(m.group("names"), original)
+        noun = rel or pet
+        pred = f"has {noun}"
+        mode = "change" if body.startswith(("got", "adopted", "just adopted")) else "present"
+        rule_type = "PERSON" if rel else "THING"
+        kind = "relationship" if rel else "possession"
+        if names:
+            out = []
+            for name in names:
+                c = self._cand(pred, name, kind, rule_type, at, clause, text=f"user has a {noun} named {name}")
+                out.append(c)
+            return out
+        count = m.group("count")
+        if count in ("a", "an", "one"):
+            return [self._cand("has", noun, kind, "THING" if pet else "PERSON", at, clause,
+                               text=f"user has a {noun}", mode=mode)]
+        return [self._cand(f"has {noun} count", count, kind, None, at, clause,
+                           text=f"user has {count} {what}")]
+
+    def _my(self, clause, original, at):
+        rels = "|".join(sorted(list(lx.RELATIVES) + list(lx.PETS), key=len, reverse=True))
+        m = re.match(rf"^my (?P<rel>{rels})(?:'s name is| is named| is called|,)? (?P<name>[a-z][\w'-]*)"
+                     rf"(?:,? (?:is|works as|who is) (?:a |an )?(?P<desc>.+))?$", clause)
+        if m and m.group("name") not in ("is", "was", "has", "and", "who", "just", "also", "lives", "works", "loves", "likes"):
+            name = m.group("name")
+            if _is_name(name, original):
+                noun = lx.RELATIVES.get(m.group("rel")) or lx.PETS.get(m.group("rel"))
+                desc = _clean(m.group("desc") or "")
+                text = f"user's {noun} is {name}" + (f", a {desc}" if desc else "")
+                etype = "PERSON" if m.group("rel") in lx.RELATIVES else "THING"
+                return [self._cand(f"has {noun}", name, "relationship", etype, at, clause, text=text)]
+        m = re.match(r"^my (?:name is|name's) (?P<o>[a-z][\w'-]*(?: [a-z][\w'-]*)?)$", clause)
+        if m:
+            return [self._cand("is named", m.group("o"), "attribute", None, at, clause, text=f"user is named {m.group('o')}")]
+        m = re.match(r"^my (?:kids|children|sons|daughters) are (?:called |named )?(?P<names>.+)$", clause)
+        if m:
+            names = _names(m.group("names"), original)
+            return [self._cand("has child", n, "relationship", "PERSON", at, clause, text=f"user has a child named {n}") for n in names]
+        m = re.match(r"^my (?P<attr>(?:favorite|favourite) [\w ]+?|birthday|hometown|zodiac sign|blood type|"
+                     r"pronouns|email|phone number|nickname|middle name|goal|dream|shoe size|height|major|"
+                     r"time ?zone|native language|first language|mother tongue|religion|job|profession|"
+                     r"occupation|role|title|job title|degree) (?:is|are) (?P<o>.+)$", clause)
+        if m:
+            attr = m.group("attr")
+            if attr in ("job", "profession", "occupation", "role", "title", "job title"):
+                obj = _clean(m.group("o"))
+                return [self._cand("works as", obj, "attribute", "ROLE", at, clause)] if obj else []
+            if attr in ("native language", "first language", "mother tongue"):
+                return [self._cand("speaks", _clean(m.group("o")), "skill", "SKILL", at, clause,
+                                   text=f"user's native language is {_clean(m.group('o'))}")]
+            if attr == "birthday":
+                return [self._cand("birthday is", _clean(m.group("o"), keep_dates=True), "attribute", None, at, clause)]
+            obj = _clean(m.group("o"), keep_dates=True)
+            return [self._cand(f"{attr} is", obj, "attribute", None, at, clause, text=f"user's {attr} is {obj}")] if obj else []
+        return []
+
+    # -- building candidates -------------------------------------------------
+
+    def _build(self, rule: Rule, raw: str, at: datetime, clause: str, allow_empty=False) -> list[Candidate]:
+        tense = {"change": "past", "ended": "past", "future": "future"}.get(rule.mode, "present")
+        phrase = dates.find(raw, at, tense)
+        raw_obj = raw
+        qualifier = ""
+        if phrase:
+            raw_obj = (raw[:phrase.start] + raw[phrase.end:]).strip()
+            qualifier = phrase.text
+        if rule.predicate in ("works as", "studies", "is learning"):
+            m = re.match(r"^(?P<a>.+?) (?P<prep>at|for|with|in) (?P<b>.+)$", raw_obj)
+            if m and (rule.predicate != "works as" or m.group("prep") != "in"):
+                main = self._build(rule, m.group("a"), at, clause)
+                second = "works at" if rule.predicate == "works as" else "studies at"
+                org = _clean(m.group("b"))
+                if org:
+                    main.append(self._cand(second, org, rule.kind, _type_of(org, "ORG"), at, clause))
+                return main
+        if rule.predicate == "wants to":
+            obj = _clean(raw, keep_dates=True, strip_lead=False)
+            return [self._cand("wants to", obj, rule.kind, None, at, clause, text=f"user wants to {obj}")] if obj else []
+        objects = _split_list(raw_obj) if rule.listy else [raw_obj]
+        out = []
+        for piece in objects:
+            qual = _QUALIFIERS.match(piece.strip())
+            obj = _clean(piece)
+            if rule.predicate == "has" and rule.mode == "present":
+                obj = _strip_named(obj)
+            if not obj and not allow_empty:
+                continue
+            if obj in lx.PRONOUNS or (obj in lx.TRANSIENT) or (obj and obj.split()[-1] in lx.TRANSIENT and rule.predicate == "has"):
+                continue
+            predicate, etype, kind, text = self._specialise(rule, obj)
+            if predicate is None:
+                continue
+            mode = rule.mode
+            valid_at = valid_until = None
+            if phrase and mode in ("change", "future", "ended", "end"):
+                valid_at = phrase.when
+            if phrase and mode == "present" and rule.predicate in ("is learning", "owns", "has", "uses", "is a member of"):
+                valid_at = phrase.when if phrase.direction == "past" else None
+            if mode == "future" and (valid_at is None or valid_at <= at):
+                valid_at = None if valid_at is None else valid_at  # a "future" verb with no future date is now
+            if qualifier and rule.mode == "present" and valid_at is None and not text.endswith(qualifier):
+                text = f"{text} ({qualifier})"
+            if qual and rule.predicate == "speaks":
+                text = f"user speaks {qual.group(0).strip()} {obj}"
+            cand = self._cand(predicate, obj, kind, etype, at, clause, text=text, mode=mode)
+            cand.valid_at = valid_at
+            if mode == "ended":
+                cand.valid_until = at
+            if qual:
+                cand.confidence = min(cand.confidence, 0.8)
+            out.append(cand)
+        return out
+
+    def _specialise(self, rule: Rule, obj: str):
+        """Refine predicate and type by what the object is ("write Go" is coding)."""
+        predicate, etype, kind = rule.predicate, rule.etype, rule.kind
+        text = None
+        if predicate == "writes":
+            if obj in lx.PROGRAMMING:
+                predicate = "programs in"
+            else:
+                etype = "TOPIC"
+        elif predicate == "prefers":
+            head = obj.split()[-1] if obj else ""
+            tail2 = " ".join(obj.split()[-2:])
+            setting = tail2 if tail2 in lx.SETTING_NOUNS else head if head in lx.SETTING_NOUNS else None
+            if setting:
+                predicate, text = f"prefers {setting}", f"user prefers {obj}"
+            elif re.search(r"\b(?:over|to|than)\b", obj):
+                text = f"user prefers {obj}"
+                obj = re.split(r"\s+(?:over|to|than|rather than)\s+", obj)[0]
+            etype = None
+        elif predicate in ("likes", "dislikes", "enjoys", "is interested in", "has", "owns", "uses"):
+            etype = _type_of(obj, etype or "THING")
+        elif predicate == "is allergic to" and obj in lx.NON_FOOD_ALLERGENS:
+            etype = "THING"
+        elif predicate == "has" and obj in lx.CONDITIONS:
+            predicate, etype = "has condition", None
+        if predicate == "has" and (obj in lx.CONDITIONS):
+            predicate, etype = "has condition", None
+        if predicate in ("lives in", "is from", "works at") and obj in ("home", "here", "there", "work"):
+            return None, None, None, None
+        if predicate == "does" and not obj:
+            obj = ""
+        text = text or f"user {predicate} {obj}".strip()
+        return predicate, etype, kind, text
+
+    def _cand(self, predicate, obj, kind, etype, at, clause, text=None, mode="present") -> Candidate:
+        return Candidate(
+            kind=kind, predicate=predicate, object=obj, object_is_entity=etype is not None,
+            entity_type=etype, text=text or f"user {predicate} {obj}",
+            confidence=0.9 if mode != "end" else 0.85, source_quote=clause, ends=(mode == "end"))
+
+
+_NOT_NAMES = frozenset("""fine good ok okay great tired sorry here back home ready done busy sure happy
+ sad new hungry english american british german french spanish italian i""".split())
+_DURABLE_VERBS = frozenset("""eat drink smoke drive own use like enjoy watch play speak drink cook
+ celebrate travel fly swim vape gamble wear read""".split())
+
+
+def _expand_case(sentence: str) -> str:
+    """The sentence with contractions expanded but capitals kept (to spot names)."""
+    return sentence
+
+
+def _is_name(word: str, original: str) -> bool:
+    m = re.search(rf"\b({re.escape(word)})\b", original, re.I)
+    return bool(m and m.group(1)[0].isupper())
+
+
+def _names(raw: str, original: str) -> list[str]:
+    raw = re.sub(r"^(?:named|called|who are|whose names are)\s+", "", (raw or "").strip())
+    parts = [p.strip(" ,.") for p in re.split(r",\s*|\s+and\s+|\s*&\s*", raw) if p.strip(" ,.")]
+    return [p for p in parts if re.fullmatch(r"[a-z][\w'-]*", p) and _is_name(p, original)]
+
+
+def _strip_named(obj: str) -> str:
+    return re.sub(r"\s+(?:named|called)\s+.*$", "", obj)
+
+
+def _split_list(raw: str) -> list[str]:
+    raw = raw.strip()
+    if re.search(r"\b(?:rock and roll|mac and cheese|fish and chips|salt and pepper|rhythm and blues|"
+                 r"dungeons and dragons|drum and bass|peanut butter and jelly)\b", raw):
+        return [raw]
+    parts = re.split(r",\s*(?:and\s+|or\s+)?|\s+(?:and|or|as well as|plus)\s+|\s*&\s*", raw)
+    return [p for p in (x.strip() for x in parts) if p]
+
+
+def _clean(raw: str, keep_dates: bool = False, strip_lead: bool = True) -> str:
+    obj = raw.strip().lower()
+    obj = re.split(r"\s+(?:because|since|cause|'cause|cos|which|that is|who|so that|so|but|if|when|"
+                   r"whenever|although|though|as i|as it|for work|but i)\b", obj)[0]
+    obj = re.sub(r"[\"()\[\]]", "", obj)
+    obj = re.sub(r"[.,;:!?]+$", "", obj).strip()
+    prev = None
+    while prev != obj:
+        prev = obj
+        obj = _TRAIL.sub("", obj).strip(" ,")
+        if strip_lead:
+            obj = _LEAD.sub("", obj)
+            obj = _QUALIFIERS.sub("", obj)
+    if not keep_dates:
+        phrase = dates.find(obj, datetime(2000, 1, 1))
+        if phrase and phrase.end == len(obj):
+            obj = obj[:phrase.start].strip()
+    obj = re.sub(r"'s$", "", obj).strip(" ,-")
+    return obj[:500]
+
+
+def _type_of(obj: str, default: str) -> str:
+    words = obj.split()
+    head = words[-1] if words else ""
+    if obj in lx.FOODS or head in lx.FOODS:
+        return "FOOD"
+    if obj in lx.LANGUAGES:
+        return "SKILL"
+    if obj in lx.SPORTS or obj.endswith("ing"):
+        return "SKILL" if default in ("THING", "SKILL") else default
+    if head in lx.ORG_HINTS:
+        return "ORG"
+    if head in lx.PLACE_HINTS:
+        return "PLACE"
+    if obj in lx.PRODUCT_HINTS or head in lx.PRODUCT_HINTS or any(w in lx.PRODUCT_HINTS for w in words):
+        return "PRODUCT"
+    if obj in lx.PETS or head in lx.PETS:
+        return "THING"
+    return default
+
+
+def _unique(cands: list[Candidate]) -> list[Candidate]:
+    seen, out = set(), []
+    for c in cands:
+        key = (c.predicate, c.object)
+        if key not in seen:
+            seen.add(key)
+            out.append(c)
+    return out

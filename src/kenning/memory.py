@@ -1,0 +1,160 @@
+"""``Memory``: the public face. Configuration and provider choice happen here, once."""
+from __future__ import annotations
+
+import functools
+import re
+from datetime import datetime
+from pathlib import Path
+
+from . import predicates as preds
+from . import timeutil
+from .config import Settings
+from .embed.base import CachedEmbedder, Embedder
+from .errors import ConfigError, InputError, InvalidScope, NotFound
+from .extract.base import Extractor
+from .model import AddResult, Entity, FactPage, Scope
+from .recall import Recaller, RecallResult
+from .store.base import FactQuery, Store
+from .store.sqlite import SQLiteStore
+from .write import WritePipeline
+
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,127}$")
+
+
+@functools.lru_cache(maxsize=4)
+def _local_embedder(threads: int) -> Embedder:
+    """One loaded model per process: every Memory shares it."""
+    from .embed.local import LocalEmbedder
+
+    return CachedEmbedder(LocalEmbedder(threads=threads))
+
+
+def _open_store(url: str | None, settings: Settings) -> Store:
+    if url is None:
+        return SQLiteStore(settings.default_db_path)
+    if url in (":memory:", "sqlite://", "sqlite:///:memory:"):
+        return SQLiteStore(":memory:")
+    if url.startswith("sqlite:///"):
+        return SQLiteStore(Path(url[len("sqlite:///"):]).expanduser())
+    if url.startswith(("postgres://", "postgresql://", "http://", "https://")):
+        raise ConfigError(f"{url.split(':')[0]} stores are not part of this build yet; "
+                          "use Memory() or Memory('sqlite:///path/k.db')")
+    if "://" not in url:
+        return SQLiteStore(Path(url).expanduser())
+    raise ConfigError(f"unknown store URL {url!r}; use sqlite:///path, :memory: or a file path")
+
+
+class Memory:
+    """Long-term memory for one application: facts about each dataset's user.
+
+    ``Memory()`` is embedded (SQLite under ``$KENNING_HOME``, the bundled
+    embedder, the offline rule extractor); ``Memory(":memory:")`` is throwaway.
+    """
+
+    def __init__(self, url: str | None = None, *, settings: Settings | None = None,
+                 embedder: Embedder | str | None = "local", extractor: Extractor | str = "rules",
+                 project: str | None = None, environment: str | None = None):
+        self.settings = settings or Settings.from_env(project=project, environment=environment)
+        self.store = _open_store(url, self.settings)
+        if embedder == "local":
+            embedder = _local_embedder(self.settings.onnx_threads)
+        elif isinstance(embedder, str):
+            raise ConfigError(f"unknown embedder {embedder!r}; pass 'local', None or an Embedder")
+        self.embedder: Embedder | None = embedder
+        if embedder is not None:
+            self.store.check_embedding_model(embedder.name, embedder.dim)
+        if extractor == "rules":
+            from .extract.rules import RuleExtractor
+
+            extractor = RuleExtractor()
+        elif isinstance(extractor, str):
+            raise ConfigError(f"unknown extractor {extractor!r}; pass 'rules' or an Extractor")
+        self.extractor = extractor
+        self.registry = preds.PredicateRegistry().extended(self.settings.one_value_predicates,
+                                                           self.settings.many_value_predicates)
+        self._writer = WritePipeline(self.store, extractor, self.embedder, self.settings, self.registry)
+        self._reader = Recaller(self.store, self.embedder, self.settings.retrieval_floor,
+                                self.settings.context_budget_chars)
+
+    # -- lifecycle ------------------------------------------------------------------
+    def close(self) -> None:
+        self.store.close()
+
+    def __enter__(self) -> "Memory":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def _scope(self, dataset: str, project: str | None, environment: str | None) -> Scope:
+        scope = Scope(project or self.settings.project, environment or self.settings.environment, dataset)
+        for field, value in zip(Scope._fields, scope):
+            if not isinstance(value, str) or not _NAME.match(value):
+                raise InvalidScope(f"{field} {value!r} is not a valid name: use 1-128 letters, digits "
+                                   "and _ . : @ - (starting with a letter or digit)")
+        return scope
+
+    # -- write -------------------------------------------------------------------------
+    def add(self, text: str, dataset: str, at: datetime | str | None = None, client_ref: str | None = None,
+            role: str = "user", chat: str | None = None, message_id: str | None = None, *,
+            temporary: bool = False, project: str | None = None, environment: str | None = None) -> AddResult:
+        """Mine ``text`` for durable facts about the user and store them now."""
+        return self._writer.add(self._scope(dataset, project, environment), text, at=at, role=role,
+                                client_ref=client_ref, chat=chat, message_id=message_id, temporary=temporary)
+
+    def embed_pending(self, batch: int = 256) -> int:
+        """Compute vectors for facts stored without one; returns how many were written."""
+        if self.embedder is None:
+            raise ConfigError("no embedder configured; create Memory(embedder='local') to fill vectors")
+        written = 0
+        while True:
+            pending = self.store.pending_facts(batch)
+            if not pending:
+                return written
+            vectors = self.embedder.embed_batch([text for _, _, text in pending])
+            wrote_any = False
+            for (scope, fact_id, text), vec in zip(pending, vectors):
+                if self.store.set_fact_vector(scope, fact_id, text, vec):
+                    written += 1
+                    wrote_any = True
+            if not wrote_any:
+                return written
+
+    # -- read ------------------------------------------------------------------------
+    def recall(self, query: str, dataset: str, limit: int = 10, budget: int | None = None, *,
+               project: str | None = None, environment: str | None = None) -> RecallResult:
+        """The facts that answer ``query``, ranked, with a context block for the prompt."""
+        if not isinstance(query, str) or not query.strip():
+            raise InputError("query is empty; pass the question or the user's message")
+        if not 1 <= int(limit) <= 100:
+            raise InputError(f"limit must be between 1 and 100, not {limit}")
+        return self._reader.recall(self._scope(dataset, project, environment), query, limit=int(limit), budget=budget)
+
+    def list_facts(self, dataset: str, q: str | None = None, limit: int = 50, offset: int = 0,
+                   include_invalidated: bool = False, as_of: datetime | str | None = None,
+                   entity: str | None = None, *, project: str | None = None,
+                   environment: str | None = None) -> FactPage:
+        """Facts in time order: live now, live ``as_of`` a time, or the whole history."""
+        if not isinstance(limit, int) or not 1 <= limit <= 100:
+            raise InputError(f"limit must be an integer from 1 to 100, not {limit!r}")
+        if not isinstance(offset, int) or offset < 0:
+            raise InputError(f"offset must be a non-negative integer, not {offset!r}")
+        query = FactQuery(q=q, limit=limit, offset=offset, include_invalidated=include_invalidated,
+                          as_of=timeutil.to_utc(as_of, field="as_of"), entity=entity)
+        facts, total = self.store.list_facts(self._scope(dataset, project, environment), query)
+        return FactPage(facts=facts, total=total, limit=limit, offset=offset)
+
+    def list_entities(self, dataset: str, *, type: str | None = None, project: str | None = None,
+                      environment: str | None = None) -> list[Entity]:
+        return self.store.entities(self._scope(dataset, project, environment), type.upper() if type else None)
+
+    def delete_fact(self, dataset: str, fact_id: str, *, project: str | None = None,
+                    environment: str | None = None) -> None:
+        """Soft delete: the fact leaves every live view but stays in the history."""
+        scope = self._scope(dataset, project, environment)
+        with self.store.transaction(scope):
+            found = self.store.get_facts(scope, [fact_id])
+            if not found:
+                raise NotFound(f"no fact {fact_id!r} in dataset {dataset!r}")
+            if found[0].invalid_at is None:
+                self.store.update_fact(scope, fact_id, invalid_at=timeutil.now())

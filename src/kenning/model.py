@@ -1,0 +1,102 @@
+"""Public data types (pydantic v2): facts, entities, episodes and receipts."""
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal, NamedTuple
+
+from pydantic import BaseModel, ConfigDict, Field, computed_field
+
+ENTITY_TYPES = ("PERSON", "ORG", "PLACE", "PRODUCT", "SKILL", "TOPIC", "EVENT", "FOOD",
+                "ROLE", "CONCEPT", "THING", "DATE")
+FACT_KINDS = ("attribute", "preference", "relationship", "skill", "goal", "plan",
+              "possession", "habit", "trait", "event")
+MAX_OBJECT_CHARS = 500
+
+
+class Scope(NamedTuple):
+    """The tenant key every row and query carries; nothing crosses it."""
+
+    project: str
+    environment: str
+    dataset: str
+
+
+class Fact(BaseModel):
+    model_config = ConfigDict(frozen=False)
+
+    fact_id: str
+    subject: Literal["user"] = "user"
+    predicate: str
+    object: str = Field(max_length=MAX_OBJECT_CHARS)
+    object_is_entity: bool = False
+    entity_type: str | None = None
+    text: str
+    kind: str = "attribute"
+    confidence: float = Field(ge=0.0, le=1.0, default=0.8)
+    source_quote: str = ""
+    valid_at: datetime
+    valid_until: datetime | None = None
+    invalid_at: datetime | None = None
+    superseded_by: str | None = None
+    episode_id: str | None = None
+    created_at: datetime
+
+    @computed_field  # derived, never stored
+    @property
+    def anchor(self) -> str:
+        return self.object if self.object_is_entity else self.subject
+
+    @property
+    def id(self) -> str:
+        return self.fact_id
+
+    def live_at(self, t: datetime) -> bool:
+        """The as_of form of the live predicate, in Python (the stores do it in SQL)."""
+        return ((self.invalid_at is None or self.invalid_at > t) and self.valid_at <= t
+                and (self.valid_until is None or self.valid_until > t))
+
+
+class Entity(BaseModel):
+    entity_id: str
+    name: str
+    type: str
+    aliases: list[str] = Field(default_factory=list)
+    created_at: datetime
+
+    @property
+    def entity_type(self) -> str:
+        return self.type
+
+
+class Episode(BaseModel):
+    episode_id: str
+    role: str
+    content: str
+    chat: str | None = None
+    at: datetime
+    created_at: datetime
+
+
+class AddResult(BaseModel):
+    """The receipt of one ``add``: what happened to every candidate, and why."""
+
+    status: Literal["stored", "skipped"]
+    reason: str | None = None
+    memory: Fact | None = None
+    memory_ids: list[str] = Field(default_factory=list)
+    episode_id: str | None = None
+    candidates_extracted: int = 0
+    candidates_stored: int = 0
+    candidates_updated: int = 0
+    candidates_deduped: int = 0
+    candidates_rejected: int = 0
+    deduplicated_against: list[str] = Field(default_factory=list)
+    supersedes: list[str] = Field(default_factory=list)
+    rejections: list[str] = Field(default_factory=list)
+
+
+class FactPage(BaseModel):
+    facts: list[Fact]
+    total: int
+    limit: int
+    offset: int

@@ -1,0 +1,121 @@
+"""The storage contract: the operations the write and read paths need, no more.
+
+Every operation takes a :class:`~kenning.model.Scope` first; a store never
+answers across scopes. Writes that must be atomic run inside
+``with store.transaction(scope):``, which also serialises the writers of
+one dataset so decisions (supersede, dedup) see a consistent state. The
+partial unique index on live facts stays the backstop: ``insert_fact``
+raises :class:`~kenning.errors.DuplicateFact` when a twin slips through.
+"""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from datetime import datetime
+
+import numpy as np
+
+from ..model import Entity, Episode, Fact, Scope
+
+
+@dataclass(frozen=True)
+class FactQuery:
+    q: str | None = None
+    limit: int = 50
+    offset: int = 0
+    include_invalidated: bool = False
+    as_of: datetime | None = None
+    entity: str | None = None
+
+
+class Store(ABC):
+    """A tenant-scoped fact store. Implementations: SQLite (embedded), PostgreSQL."""
+
+    # -- lifecycle and metadata ------------------------------------------------
+    @abstractmethod
+    def close(self) -> None: ...
+
+    @abstractmethod
+    def check_embedding_model(self, name: str, dim: int) -> None:
+        """Record the embedder on first use; refuse a different dimension later."""
+
+    @abstractmethod
+    def embedding_dim(self) -> int | None: ...
+
+    @abstractmethod
+    def transaction(self, scope: Scope) -> AbstractContextManager[None]: ...
+
+    # -- idempotency -------------------------------------------------------------
+    @abstractmethod
+    def get_ingest(self, scope: Scope, client_ref: str) -> dict | None: ...
+
+    @abstractmethod
+    def record_ingest(self, scope: Scope, client_ref: str, receipt: dict, at: datetime) -> None: ...
+
+    # -- episodes ------------------------------------------------------------------
+    @abstractmethod
+    def insert_episode(self, scope: Scope, episode: Episode) -> None: ...
+
+    @abstractmethod
+    def get_episode(self, scope: Scope, episode_id: str) -> Episode | None: ...
+
+    # -- entities ------------------------------------------------------------------
+    @abstractmethod
+    def entities(self, scope: Scope, type: str | None = None) -> list[Entity]: ...
+
+    @abstractmethod
+    def entity_vectors(self, scope: Scope, type: str) -> tuple[list[str], np.ndarray]:
+        """Ids and unit vectors of the dataset's embedded entities of one type."""
+
+    @abstractmethod
+    def insert_entity(self, scope: Scope, entity: Entity, vector: np.ndarray | None) -> None: ...
+
+    @abstractmethod
+    def add_alias(self, scope: Scope, entity_id: str, alias: str) -> None: ...
+
+    # -- facts ---------------------------------------------------------------------
+    @abstractmethod
+    def insert_fact(self, scope: Scope, fact: Fact, embed_text: str, vector: np.ndarray | None,
+                    entity_id: str | None = None) -> None:
+        """Insert one fact; raises DuplicateFact if a live twin exists."""
+
+    @abstractmethod
+    def update_fact(self, scope: Scope, fact_id: str, *, invalid_at: datetime | None = None,
+                    valid_until: datetime | None = None, superseded_by: str | None = None) -> None:
+        """Close a fact's window or mark it superseded/deleted; scope fields never change."""
+
+    @abstractmethod
+    def get_facts(self, scope: Scope, fact_ids: list[str]) -> list[Fact]: ...
+
+    @abstractmethod
+    def facts_in_slot(self, scope: Scope, predicates: list[str], at: datetime) -> list[Fact]:
+        """Facts with one of ``predicates`` that are live at ``at`` or start after it."""
+
+    @abstractmethod
+    def fact_vectors(self, scope: Scope, fact_ids: list[str]) -> dict[str, np.ndarray]: ...
+
+    @abstractmethod
+    def predicate_labels(self, scope: Scope) -> list[tuple[str, str]]:
+        """Distinct (predicate, kind) pairs the dataset uses."""
+
+    @abstractmethod
+    def list_facts(self, scope: Scope, query: FactQuery) -> tuple[list[Fact], int]: ...
+
+    # -- search --------------------------------------------------------------------
+    @abstractmethod
+    def keyword_search(self, scope: Scope, query: str, at: datetime, limit: int) -> list[tuple[str, float]]:
+        """(fact_id, score) of live facts matching ``query``'s words, best first."""
+
+    @abstractmethod
+    def live_matrix(self, scope: Scope, at: datetime) -> tuple[list[str], np.ndarray]:
+        """Ids and vectors of the facts live at ``at`` that have an embedding."""
+
+    # -- embeddings filled later -----------------------------------------------------
+    @abstractmethod
+    def pending_facts(self, limit: int) -> list[tuple[Scope, str, str]]:
+        """(scope, fact_id, embed_text) of facts without a vector."""
+
+    @abstractmethod
+    def set_fact_vector(self, scope: Scope, fact_id: str, embed_text: str, vector: np.ndarray) -> bool:
+        """Write a vector only if the fact's text is still ``embed_text``."""

@@ -1,0 +1,446 @@
+"""The embedded store: one SQLite file, WAL, FTS5, vectors as float32 BLOBs.
+
+One connection per store, guarded by a re-entrant lock: SQLite serialises
+writers anyway, and a single connection keeps ``:memory:`` databases whole.
+Other processes on the same file coordinate through SQLite's own locks
+(``BEGIN IMMEDIATE`` plus a busy timeout). Per-dataset vector matrices are
+cached and invalidated by a local write counter and ``PRAGMA data_version``
+(which moves when another connection commits).
+"""
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+import threading
+from contextlib import contextmanager
+from datetime import datetime
+from pathlib import Path
+
+import numpy as np
+
+from .. import timeutil
+from ..embed.base import check_vectors
+from ..errors import ConfigError, DimensionMismatch, DuplicateFact, MigrationError, StoreError
+from ..model import Entity, Episode, Fact, Scope
+from .base import FactQuery, Store
+
+LIVE_NOW = ("f.invalid_at IS NULL AND f.valid_at <= :t "
+            "AND (f.valid_until IS NULL OR f.valid_until > :t)")
+LIVE_AS_OF = ("(f.invalid_at IS NULL OR f.invalid_at > :t) AND f.valid_at <= :t "
+              "AND (f.valid_until IS NULL OR f.valid_until > :t)")
+SCOPE = "f.project = :p AND f.environment = :e AND f.dataset = :d"
+
+
+def m001_initial(db: sqlite3.Connection) -> None:
+    db.executescript("""
+    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    CREATE TABLE episodes (
+        project TEXT NOT NULL, environment TEXT NOT NULL, dataset TEXT NOT NULL,
+        episode_id TEXT NOT NULL, role TEXT NOT NULL, chat TEXT, content TEXT NOT NULL,
+        at TEXT NOT NULL, created_at TEXT NOT NULL, embedding BLOB,
+        PRIMARY KEY (project, environment, dataset, episode_id));
+    CREATE TABLE ingests (
+        project TEXT NOT NULL, environment TEXT NOT NULL, dataset TEXT NOT NULL,
+        client_ref TEXT NOT NULL, receipt TEXT NOT NULL, created_at TEXT NOT NULL,
+        PRIMARY KEY (project, environment, dataset, client_ref));
+    CREATE TABLE entities (
+        project TEXT NOT NULL, environment TEXT NOT NULL, dataset TEXT NOT NULL,
+        entity_id TEXT NOT NULL, name TEXT NOT NULL, type TEXT NOT NULL,
+        aliases TEXT NOT NULL DEFAULT '[]', embedding BLOB, created_at TEXT NOT NULL,
+        PRIMARY KEY (project, environment, dataset, entity_id),
+        UNIQUE (project, environment, dataset, name, type));
+    CREATE TABLE facts (
+        rowid INTEGER PRIMARY KEY,
+        project TEXT NOT NULL, environment TEXT NOT NULL, dataset TEXT NOT NULL,
+        fact_id TEXT NOT NULL UNIQUE, subject TEXT NOT NULL CHECK (subject = 'user'),
+        predicate TEXT NOT NULL, object TEXT NOT NULL CHECK (length(object) <= 500),
+        object_is_entity INTEGER NOT NULL, entity_id TEXT, entity_type TEXT,
+        text TEXT NOT NULL, kind TEXT NOT NULL,
+        confidence REAL NOT NULL CHECK (confidence BETWEEN 0 AND 1),
+        source_quote TEXT NOT NULL, valid_at TEXT NOT NULL, valid_until TEXT,
+        invalid_at TEXT, superseded_by TEXT, episode_id TEXT, created_at TEXT NOT NULL,
+        embed_text TEXT NOT NULL, embedding BLOB);
+    CREATE INDEX facts_slot ON facts (project, environment, dataset, predicate, valid_at);
+    CREATE INDEX facts_time ON facts (project, environment, dataset, valid_at);
+    CREATE INDEX facts_entity ON facts (project, environment, dataset, entity_id);
+    CREATE UNIQUE INDEX facts_live_unique ON facts (
+        project, environment, dataset, subject, predicate, object, coalesce(valid_until, 'infinity'))
+        WHERE invalid_at IS NULL;
+    CREATE VIRTUAL TABLE facts_fts USING fts5 (
+        text, object, predicate, content='facts', content_rowid='rowid',
+        tokenize='porter unicode61');
+    CREATE TRIGGER facts_ai AFTER INSERT ON facts BEGIN
+        INSERT INTO facts_fts (rowid, text, object, predicate)
+        VALUES (new.rowid, new.text, new.object, new.predicate);
+    END;
+    CREATE TRIGGER facts_ad AFTER DELETE ON facts BEGIN
+        INSERT INTO facts_fts (facts_fts, rowid, text, object, predicate)
+        VALUES ('delete', old.rowid, old.text, old.object, old.predicate);
+    END;
+    CREATE TRIGGER facts_au AFTER UPDATE OF text, object, predicate ON facts BEGIN
+        INSERT INTO facts_fts (facts_fts, rowid, text, object, predicate)
+        VALUES ('delete', old.rowid, old.text, old.object, old.predicate);
+        INSERT INTO facts_fts (rowid, text, object, predicate)
+        VALUES (new.rowid, new.text, new.object, new.predicate);
+    END;
+    """)
+
+
+MIGRATIONS = [m001_initial]
+
+
+def _blob(vec: np.ndarray | None) -> bytes | None:
+    return None if vec is None else np.asarray(vec, dtype=np.float32).tobytes()
+
+
+def _fts_query(text: str) -> str | None:
+    words = [w for w in re.findall(r"\w+", text.lower()) if len(w) > 1 or w.isdigit()]
+    return " OR ".join(f'"{w}"' for w in dict.fromkeys(words)) or None
+
+
+class SQLiteStore(Store):
+    def __init__(self, path: str | Path = ":memory:"):
+        self.path = str(path)
+        if self.path != ":memory:":
+            parent = Path(self.path).expanduser().resolve().parent
+            try:
+                parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise ConfigError(f"cannot create the folder for {self.path}: {exc}; "
+                                  "pass a writable path or set KENNING_HOME") from exc
+        try:
+            self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None,
+                                       timeout=30.0)
+        except sqlite3.Error as exc:
+            raise ConfigError(f"cannot open SQLite database {self.path}: {exc}") from exc
+        self._db.row_factory = sqlite3.Row
+        self._lock = threading.RLock()
+        self._depth = 0
+        self._writes: dict[Scope, int] = {}
+        self._matrix_cache: dict[Scope, tuple] = {}
+        with self._lock:
+            if self.path != ":memory:":
+                self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute("PRAGMA busy_timeout=30000")
+            self._migrate()
+
+    # -- lifecycle -------------------------------------------------------------
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def _migrate(self) -> None:
+        self._db.execute("CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
+        done = {r[0] for r in self._db.execute("SELECT name FROM migrations")}
+        for migration in MIGRATIONS:
+            if migration.__name__ in done:
+                continue
+            try:
+                self._db.execute("BEGIN IMMEDIATE")
+                if self._db.execute("SELECT 1 FROM migrations WHERE name = ?", (migration.__name__,)).fetchone():
+                    self._db.execute("ROLLBACK")
+                    continue
+                for statement in _statements(migration):
+                    self._db.execute(statement)
+                self._db.execute("INSERT INTO migrations VALUES (?, ?)",
+                                 (migration.__name__, timeutil.dump(timeutil.now())))
+                self._db.execute("COMMIT")
+            except sqlite3.Error as exc:
+                self._db.execute("ROLLBACK")
+                raise MigrationError(f"migration {migration.__name__} failed on {self.path}: {exc}") from exc
+
+    @contextmanager
+    def transaction(self, scope: Scope | None = None):
+        with self._lock:
+            outer = self._depth == 0
+            if outer:
+                self._db.execute("BEGIN IMMEDIATE")
+            self._depth += 1
+            try:
+                yield
+            except BaseException:
+                self._depth -= 1
+                if outer:
+                    self._db.execute("ROLLBACK")
+                raise
+            else:
+                self._depth -= 1
+                if outer:
+                    self._db.execute("COMMIT")
+            finally:
+                if scope is not None:
+                    self._writes[scope] = self._writes.get(scope, 0) + 1
+
+    def _q(self, sql: str, params=()) -> list[sqlite3.Row]:
+        with self._lock:
+            try:
+                return self._db.execute(sql, params).fetchall()
+            except sqlite3.IntegrityError:
+                raise
+            except sqlite3.Error as exc:
+                raise StoreError(f"SQLite error on {self.path}: {exc}") from exc
+
+    # -- metadata ----------------------------------------------------------------
+    def embedding_dim(self) -> int | None:
+        row = self._q("SELECT value FROM meta WHERE key = 'embedding_dim'")
+        return int(row[0][0]) if row else None
+
+    def check_embedding_model(self, name: str, dim: int) -> None:
+        with self.transaction():
+            stored = self.embedding_dim()
+            if stored is None:
+                self._q("INSERT INTO meta VALUES ('embedding_dim', ?), ('embedding_model', ?)", (str(dim), name))
+            elif stored != dim:
+                model = self._q("SELECT value FROM meta WHERE key = 'embedding_model'")
+                raise DimensionMismatch(
+                    f"{self.path} holds {stored}-dimensional vectors from {model[0][0] if model else '?'}, "
+                    f"but the embedder {name} makes {dim}; use that embedder or a new database")
+
+    # -- idempotency ---------------------------------------------------------------
+    def get_ingest(self, scope: Scope, client_ref: str) -> dict | None:
+        rows = self._q("SELECT receipt FROM ingests WHERE project=? AND environment=? AND dataset=? AND client_ref=?",
+                       (*scope, client_ref))
+        return json.loads(rows[0][0]) if rows else None
+
+    def record_ingest(self, scope: Scope, client_ref: str, receipt: dict, at: datetime) -> None:
+        self._q("INSERT INTO ingests VALUES (?, ?, ?, ?, ?, ?)",
+                (*scope, client_ref, json.dumps(receipt), timeutil.dump(at)))
+
+    # -- episodes -------------------------------------------------------------------
+    def insert_episode(self, scope: Scope, episode: Episode) -> None:
+        self._q("INSERT OR IGNORE INTO episodes (project, environment, dataset, episode_id, role, chat, content, at, created_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (*scope, episode.episode_id, episode.role, episode.chat, episode.content,
+                 timeutil.dump(episode.at), timeutil.dump(episode.created_at)))
+
+    def get_episode(self, scope: Scope, episode_id: str) -> Episode | None:
+        rows = self._q("SELECT * FROM episodes WHERE project=? AND environment=? AND dataset=? AND episode_id=?",
+                       (*scope, episode_id))
+        if not rows:
+            return None
+        r = rows[0]
+        return Episode(episode_id=r["episode_id"], role=r["role"], content=r["content"], chat=r["chat"],
+                       at=timeutil.load(r["at"]), created_at=timeutil.load(r["created_at"]))
+
+    # -- entities -------------------------------------------------------------------
+    def entities(self, scope: Scope, type: str | None = None) -> list[Entity]:
+        sql = "SELECT * FROM entities WHERE project=? AND environment=? AND dataset=?"
+        params: tuple = tuple(scope)
+        if type:
+            sql += " AND type=?"
+            params += (type,)
+        return [_entity(r) for r in self._q(sql + " ORDER BY created_at, name", params)]
+
+    def entity_vectors(self, scope: Scope, type: str) -> tuple[list[str], np.ndarray]:
+        rows = self._q("SELECT entity_id, embedding FROM entities WHERE project=? AND environment=? AND dataset=?"
+                       " AND type=? AND embedding IS NOT NULL", (*scope, type))
+        return _matrix(rows, "entity_id", self.embedding_dim())
+
+    def insert_entity(self, scope: Scope, entity: Entity, vector: np.ndarray | None) -> None:
+        self._check(vector)
+        self._q("INSERT INTO entities VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (*scope, entity.entity_id, entity.name, entity.type, json.dumps(entity.aliases),
+                 _blob(vector), timeutil.dump(entity.created_at)))
+
+    def add_alias(self, scope: Scope, entity_id: str, alias: str) -> None:
+        rows = self._q("SELECT aliases FROM entities WHERE project=? AND environment=? AND dataset=? AND entity_id=?",
+                       (*scope, entity_id))
+        if rows:
+            aliases = json.loads(rows[0][0])
+            if alias not in aliases:
+                aliases.append(alias)
+                self._q("UPDATE entities SET aliases=? WHERE project=? AND environment=? AND dataset=? AND entity_id=?",
+                        (json.dumps(aliases), *scope, entity_id))
+
+    # -- facts ---------------------------------------------------------------------------
+    def _check(self, vector):
+        if vector is not None:
+            dim = self.embedding_dim()
+            if dim is None:
+                raise DimensionMismatch("the store has no embedding model recorded; call check_embedding_model first")
+            check_vectors(vector, dim)
+
+    def insert_fact(self, scope: Scope, fact: Fact, embed_text: str, vector: np.ndarray | None,
+                    entity_id: str | None = None) -> None:
+        self._check(vector)
+        try:
+            self._q(
+                "INSERT INTO facts (project, environment, dataset, fact_id, subject, predicate, object,"
+                " object_is_entity, entity_id, entity_type, text, kind, confidence, source_quote, valid_at,"
+                " valid_until, invalid_at, superseded_by, episode_id, created_at, embed_text, embedding)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (*scope, fact.fact_id, fact.subject, fact.predicate, fact.object, int(fact.object_is_entity),
+                 entity_id, fact.entity_type, fact.text, fact.kind, fact.confidence,
+                 fact.source_quote, timeutil.dump(fact.valid_at), timeutil.dump(fact.valid_until),
+                 timeutil.dump(fact.invalid_at), fact.superseded_by, fact.episode_id,
+                 timeutil.dump(fact.created_at), embed_text, _blob(vector)))
+        except sqlite3.IntegrityError as exc:
+            if "facts_live_unique" in str(exc) or "UNIQUE" in str(exc):
+                raise DuplicateFact(f"a live fact '{fact.predicate} {fact.object}' already exists") from exc
+            raise StoreError(f"fact rejected by the database: {exc}") from exc
+        self._bump(scope)
+
+    def update_fact(self, scope: Scope, fact_id: str, *, invalid_at=None, valid_until=None, superseded_by=None) -> None:
+        sets, params = [], []
+        for column, value in (("invalid_at", timeutil.dump(invalid_at)), ("valid_until", timeutil.dump(valid_until)),
+                              ("superseded_by", superseded_by)):
+            if value is not None:
+                sets.append(f"{column} = ?")
+                params.append(value)
+        if sets:
+            self._q(f"UPDATE facts SET {', '.join(sets)} WHERE project=? AND environment=? AND dataset=? AND fact_id=?",
+                    (*params, *scope, fact_id))
+            self._bump(scope)
+
+    def get_facts(self, scope: Scope, fact_ids: list[str]) -> list[Fact]:
+        if not fact_ids:
+            return []
+        marks = ",".join("?" * len(fact_ids))
+        rows = self._q(f"SELECT * FROM facts f WHERE project=? AND environment=? AND dataset=? AND fact_id IN ({marks})",
+                       (*scope, *fact_ids))
+        by_id = {r["fact_id"]: _fact(r) for r in rows}
+        return [by_id[i] for i in fact_ids if i in by_id]
+
+    def facts_in_slot(self, scope: Scope, predicates: list[str], at: datetime) -> list[Fact]:
+        if not predicates:
+            return []
+        marks = ",".join("?" * len(predicates))
+        rows = self._q(f"SELECT * FROM facts f WHERE project=? AND environment=? AND dataset=? AND predicate IN ({marks})"
+                       " AND invalid_at IS NULL AND (valid_until IS NULL OR valid_until > ?) ORDER BY valid_at",
+                       (*scope, *predicates, timeutil.dump(at)))
+        return [_fact(r) for r in rows]
+
+    def fact_vectors(self, scope: Scope, fact_ids: list[str]) -> dict[str, np.ndarray]:
+        if not fact_ids:
+            return {}
+        marks = ",".join("?" * len(fact_ids))
+        rows = self._q(f"SELECT fact_id, embedding FROM facts WHERE project=? AND environment=? AND dataset=?"
+                       f" AND fact_id IN ({marks}) AND embedding IS NOT NULL", (*scope, *fact_ids))
+        return {r[0]: np.frombuffer(r[1], dtype=np.float32) for r in rows}
+
+    def predicate_labels(self, scope: Scope) -> list[tuple[str, str]]:
+        rows = self._q("SELECT DISTINCT predicate, kind FROM facts WHERE project=? AND environment=? AND dataset=?",
+                       tuple(scope))
+        return [(r[0], r[1]) for r in rows]
+
+    def list_facts(self, scope: Scope, query: FactQuery) -> tuple[list[Fact], int]:
+        where = [SCOPE]
+        params: dict = {"p": scope.project, "e": scope.environment, "d": scope.dataset}
+        if query.as_of is not None:
+            where.append(LIVE_AS_OF)
+            params["t"] = timeutil.dump(query.as_of)
+        elif not query.include_invalidated:
+            where.append(LIVE_NOW)
+            params["t"] = timeutil.dump(timeutil.now())
+        if query.entity:
+            where.append("f.entity_id IN (SELECT entity_id FROM entities WHERE project = :p AND environment = :e"
+                         " AND dataset = :d AND (name = :ent OR entity_id = :ent OR aliases LIKE :entlike))")
+            params["ent"] = query.entity.strip().lower()
+            params["entlike"] = f'%"{query.entity.strip().lower()}"%'
+        if query.q:
+            fts = _fts_query(query.q)
+            if fts is None:
+                return [], 0
+            where.append("f.rowid IN (SELECT rowid FROM facts_fts WHERE facts_fts MATCH :fts)")
+            params["fts"] = fts
+        clause = " AND ".join(where)
+        total = self._q(f"SELECT count(*) FROM facts f WHERE {clause}", params)[0][0]
+        params.update(limit=query.limit, offset=query.offset)
+        rows = self._q(f"SELECT * FROM facts f WHERE {clause} ORDER BY f.valid_at, f.created_at, f.rowid"
+                       " LIMIT :limit OFFSET :offset", params)
+        return [_fact(r) for r in rows], total
+
+    # -- search ------------------------------------------------------------------------------
+    def keyword_search(self, scope: Scope, query: str, at: datetime, limit: int) -> list[tuple[str, float]]:
+        fts = _fts_query(query)
+        if fts is None:
+            return []
+        rows = self._q(
+            f"SELECT f.fact_id, bm25(facts_fts, 1.0, 2.0, 0.5) AS score FROM facts_fts"
+            f" JOIN facts f ON f.rowid = facts_fts.rowid WHERE facts_fts MATCH :fts AND {SCOPE} AND {LIVE_NOW}"
+            f" ORDER BY score LIMIT :limit",
+            {"fts": fts, "p": scope.project, "e": scope.environment, "d": scope.dataset,
+             "t": timeutil.dump(at), "limit": limit})
+        return [(r[0], -float(r[1])) for r in rows]
+
+    def live_matrix(self, scope: Scope, at: datetime) -> tuple[list[str], np.ndarray]:
+        with self._lock:
+            version = (self._writes.get(scope, 0), self._db.execute("PRAGMA data_version").fetchone()[0])
+            cached = self._matrix_cache.get(scope)
+            if cached and cached[0] == version:
+                rows = cached[1]
+            else:
+                rows = self._q(
+                    "SELECT fact_id, embedding, valid_at, valid_until FROM facts f WHERE "
+                    f"{SCOPE} AND f.invalid_at IS NULL AND f.embedding IS NOT NULL",
+                    {"p": scope.project, "e": scope.environment, "d": scope.dataset})
+                ids, matrix = _matrix(rows, "fact_id", self.embedding_dim())
+                windows = [(r["valid_at"], r["valid_until"]) for r in rows]
+                rows = (ids, matrix, windows)
+                self._matrix_cache[scope] = (version, rows)
+        ids, matrix, windows = rows
+        t = timeutil.dump(at)
+        keep = [i for i, (va, vu) in enumerate(windows) if va <= t and (vu is None or vu > t)]
+        if len(keep) == len(ids):
+            return ids, matrix
+        return [ids[i] for i in keep], matrix[keep]
+
+    def _bump(self, scope: Scope) -> None:
+        self._writes[scope] = self._writes.get(scope, 0) + 1
+
+    # -- pending embeddings --------------------------------------------------------------
+    def pending_facts(self, limit: int) -> list[tuple[Scope, str, str]]:
+        rows = self._q("SELECT project, environment, dataset, fact_id, embed_text FROM facts"
+                       " WHERE embedding IS NULL ORDER BY rowid LIMIT ?", (limit,))
+        return [(Scope(r[0], r[1], r[2]), r[3], r[4]) for r in rows]
+
+    def set_fact_vector(self, scope: Scope, fact_id: str, embed_text: str, vector: np.ndarray) -> bool:
+        self._check(vector)
+        with self._lock:
+            cur = self._db.execute(
+                "UPDATE facts SET embedding=? WHERE project=? AND environment=? AND dataset=? AND fact_id=?"
+                " AND embed_text=?", (_blob(vector), *scope, fact_id, embed_text))
+            self._bump(scope)
+            return cur.rowcount == 1
+
+
+def _statements(migration) -> list[str]:
+    """Run a migration's script statement by statement inside our own transaction."""
+    collected: list[str] = []
+
+    class _Recorder:
+        def executescript(self, script: str) -> None:
+            buf = ""
+            for line in script.splitlines(keepends=True):
+                buf += line
+                if sqlite3.complete_statement(buf):
+                    collected.append(buf.strip())
+                    buf = ""
+
+    migration(_Recorder())
+    return collected
+
+
+def _matrix(rows, key: str, dim: int | None) -> tuple[list[str], np.ndarray]:
+    if not rows:
+        return [], np.zeros((0, dim or 0), dtype=np.float32)
+    ids = [r[key] for r in rows]
+    matrix = np.frombuffer(b"".join(r["embedding"] for r in rows), dtype=np.float32).reshape(len(rows), -1)
+    return ids, matrix
+
+
+def _entity(r: sqlite3.Row) -> Entity:
+    return Entity(entity_id=r["entity_id"], name=r["name"], type=r["type"], aliases=json.loads(r["aliases"]),
+                  created_at=timeutil.load(r["created_at"]))
+
+
+def _fact(r: sqlite3.Row) -> Fact:
+    return Fact(
+        fact_id=r["fact_id"], subject=r["subject"], predicate=r["predicate"], object=r["object"],
+        object_is_entity=bool(r["object_is_entity"]), entity_type=r["entity_type"], text=r["text"],
+        kind=r["kind"], confidence=r["confidence"], source_quote=r["source_quote"],
+        valid_at=timeutil.load(r["valid_at"]), valid_until=timeutil.load(r["valid_until"]),
+        invalid_at=timeutil.load(r["invalid_at"]), superseded_by=r["superseded_by"],
+        episode_id=r["episode_id"], created_at=timeutil.load(r["created_at"]))

@@ -1,0 +1,346 @@
+"""The write path: one pipeline behind ``add`` (and, later, the queued ``add_turn``).
+
+accept → extract → normalise/enforce → canonicalise predicate → resolve entity
+→ decide (supersede / dedup / insert) → embed → commit, with a receipt that
+counts what happened to every candidate. Extraction and most embedding run
+before the transaction; every read that a decision depends on runs inside it,
+so two writers of one dataset never decide on the same stale state.
+"""
+from __future__ import annotations
+
+import re
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime
+
+import numpy as np
+
+from . import predicates as preds
+from . import timeutil
+from .config import Settings
+from .embed.base import Embedder
+from .errors import DuplicateFact, EmptyText, InputError, TextTooLarge
+from .extract.base import Candidate, Extractor
+from .model import ENTITY_TYPES, FACT_KINDS, MAX_OBJECT_CHARS, AddResult, Entity, Episode, Fact, Scope
+from .store.base import Store
+
+ROLES = ("user", "assistant", "system", "tool")
+
+
+def embed_text(predicate: str, obj: str, text: str, object_is_entity: bool) -> str:
+    """The anchor-enriched text a fact's vector is computed from."""
+    anchor = obj if object_is_entity else "user"
+    return f"{text}. About: {anchor}."
+
+
+def object_key(obj: str) -> str:
+    """A comparison key that ignores plural -s and articles ("peanuts" = "peanut")."""
+    words = re.sub(r"^(?:the|a|an) ", "", obj.lower()).split()
+    return " ".join(w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w for w in words)
+
+
+@dataclass
+class _Plan:
+    """One candidate on its way through the decisions."""
+
+    cand: Candidate
+    predicate: str
+    obj: str
+    etype: str | None
+    valid_at: datetime
+    valid_until: datetime | None
+    entity_id: str | None = None
+    outcome: str = "pending"   # stored | updated | deduped | rejected
+    fact_id: str | None = None
+    note: str | None = None
+    supersedes: list[str] = field(default_factory=list)
+
+
+class WritePipeline:
+    def __init__(self, store: Store, extractor: Extractor, embedder: Embedder | None, settings: Settings,
+                 registry: preds.PredicateRegistry):
+        self.store, self.extractor, self.embedder = store, extractor, embedder
+        self.settings, self.registry = settings, registry
+
+    # -- step 1: accept -------------------------------------------------------------
+    def add(self, scope: Scope, text: str, *, at: datetime | None = None, role: str = "user",
+            client_ref: str | None = None, chat: str | None = None, message_id: str | None = None,
+            temporary: bool = False) -> AddResult:
+        if not isinstance(text, str):
+            raise InputError(f"text must be a string, not {type(text).__name__}")
+        if len(text) > self.settings.max_text_chars:
+            raise TextTooLarge(f"text is {len(text):,} characters; the limit is {self.settings.max_text_chars:,}. "
+                               "Split it into messages and add them one by one")
+        if not text.strip():
+            raise EmptyText("text is empty; pass what the user said")
+        if role not in ROLES:
+            raise InputError(f"role must be one of {', '.join(ROLES)}, not {role!r}")
+        at = timeutil.to_utc(at, field="at") or timeutil.now()
+        if role != "user":
+            return AddResult(status="skipped", reason="skipped_non_user_turn")
+        if client_ref is not None:
+            earlier = self.store.get_ingest(scope, client_ref)
+            if earlier is not None:
+                return self._already(scope, earlier)
+
+        candidates = self.extractor.extract(text, at=at, context=[])
+        plans, rejected = self._normalise(candidates, at)
+        vectors = self._prefetch(scope, plans)
+        episode_id = message_id or f"ep_{uuid.uuid4().hex}"
+        result = AddResult(status="skipped", candidates_extracted=len(candidates), episode_id=episode_id,
+                           rejections=rejected, candidates_rejected=len(rejected))
+        with self.store.transaction(scope):
+            if client_ref is not None:
+                earlier = self.store.get_ingest(scope, client_ref)
+                if earlier is not None:
+                    return self._already(scope, earlier)
+            if not temporary:
+                self.store.insert_episode(scope, Episode(
+                    episode_id=episode_id, role=role, content=text, chat=chat, at=at, created_at=timeutil.now()))
+            for plan in plans:
+                self._decide(scope, plan, at, episode_id if not temporary else None, vectors)
+            self._fill(result, plans)
+            if client_ref is not None:
+                self.store.record_ingest(scope, client_ref, {
+                    "memory_ids": result.memory_ids, "episode_id": episode_id}, at)
+        if result.memory_ids:
+            first = self.store.get_facts(scope, result.memory_ids[:1])
+            result.memory = first[0] if first else None
+        return result
+
+    def _already(self, scope: Scope, earlier: dict) -> AddResult:
+        ids = earlier.get("memory_ids", [])
+        facts = self.store.get_facts(scope, ids[:1])
+        return AddResult(status="skipped", reason="already_ingested", memory_ids=ids,
+                         memory=facts[0] if facts else None, episode_id=earlier.get("episode_id"))
+
+    # -- step 3: normalise and enforce ----------------------------------------------------
+    def _normalise(self, candidates: list[Candidate], at: datetime) -> tuple[list[_Plan], list[str]]:
+        plans, rejected = [], []
+        for c in candidates:
+            if c.subject.strip().lower() != "user":
+                rejected.append(f"subject {c.subject!r} is not the user")
+                continue
+            predicate = preds.normalise(c.predicate)
+            obj = re.sub(r"\s+", " ", c.object).strip()
+            if c.object_is_entity:
+                obj = obj.lower()
+            if not predicate:
+                rejected.append("empty predicate")
+                continue
+            if not obj and not preds.is_negated(predicate) and predicate != "does":
+                rejected.append(f"empty object for {predicate!r}")
+                continue
+            if len(obj) > MAX_OBJECT_CHARS:
+                rejected.append(f"object of {predicate!r} is {len(obj)} characters (limit {MAX_OBJECT_CHARS})")
+                continue
+            etype = (c.entity_type or "THING").upper() if c.object_is_entity else None
+            if etype is not None and etype not in ENTITY_TYPES:
+                etype = "THING"
+            c.kind = c.kind if c.kind in FACT_KINDS else "attribute"
+            c.confidence = min(1.0, max(0.0, float(c.confidence)))
+            valid_at = timeutil.to_utc(c.valid_at) or at
+            valid_until = timeutil.to_utc(c.valid_until)
+            if valid_until is not None and valid_until < valid_at:
+                valid_until = valid_at
+            c.text = (c.text or f"user {predicate} {obj}").strip()
+            plans.append(_Plan(c, predicate, obj, etype, valid_at, valid_until))
+        return plans, rejected
+
+    # -- embeddings computed before the transaction -----------------------------------------
+    def _prefetch(self, scope: Scope, plans: list[_Plan]) -> dict[str, np.ndarray]:
+        if self.embedder is None or not plans:
+            return {}
+        texts = set()
+        for p in plans:
+            texts.add(p.obj)
+            texts.add(p.predicate)
+            texts.add(embed_text(p.predicate, p.obj, p.cand.text, p.etype is not None))
+        texts.update(label for label, _ in self.store.predicate_labels(scope))
+        return self._embed(texts)
+
+    def _embed(self, texts) -> dict[str, np.ndarray]:
+        texts = [t for t in dict.fromkeys(texts) if t]
+        if self.embedder is None or not texts:
+            return {}
+        return dict(zip(texts, self.embedder.embed_batch(texts)))
+
+    def _vec(self, vectors: dict[str, np.ndarray], text: str) -> np.ndarray | None:
+        if self.embedder is None:
+            return None
+        if text not in vectors:
+            vectors.update(self._embed([text]))
+        return vectors[text]
+
+    # -- steps 4-6: canonicalise, resolve, decide ------------------------------------------------
+    def _decide(self, scope: Scope, plan: _Plan, at: datetime, episode_id: str | None,
+                vectors: dict[str, np.ndarray]) -> None:
+        plan.predicate = self._canonical_predicate(scope, plan, vectors)
+        if plan.etype is not None:
+            entity, created = self._resolve_entity(scope, plan, vectors, at)
+            if plan.cand.needs_known_entity and created:
+                plan.outcome, plan.note = "rejected", f"opinion about {plan.obj!r}, which was never discussed"
+                return
+            if created:
+                self.store.insert_entity(scope, entity, self._vec(vectors, entity.name))
+            if entity.name != plan.obj:
+                plan.cand.text = re.sub(re.escape(plan.obj), entity.name, plan.cand.text)
+                plan.obj = entity.name
+            plan.entity_id = entity.entity_id
+        elif plan.cand.needs_known_entity:
+            plan.outcome, plan.note = "rejected", "opinion about something never discussed"
+            return
+
+        slot = self.store.facts_in_slot(scope, [plan.predicate], at)
+        same = self._same_value(plan, slot, vectors)
+        if plan.cand.ends:
+            if same is None:
+                plan.outcome, plan.note = "rejected", f"nothing live to end for {plan.predicate!r} {plan.obj!r}"
+                return
+            self.store.update_fact(scope, same.fact_id, valid_until=max(plan.valid_at, same.valid_at))
+            plan.outcome, plan.fact_id = "updated", same.fact_id
+            return
+        if same is not None and (same.valid_until is None or plan.valid_until is not None):
+            plan.outcome, plan.fact_id = "deduped", same.fact_id
+            return
+
+        fact_id = f"f_{uuid.uuid4().hex}"
+        contradicted = []
+        opposite = preds.opposite(plan.predicate)
+        if opposite:
+            contradicted = [f for f in self.store.facts_in_slot(scope, [opposite], at)
+                            if object_key(f.object) == object_key(plan.obj)]
+        others = [f for f in slot if f is not same] if self.registry.is_one_value(plan.predicate) else []
+        if same is not None:
+            others.append(same)  # an ended value coming back: the open fact replaces it
+        if plan.valid_until is None:
+            for old in others:
+                if plan.valid_at < old.valid_at and old.valid_at > at:
+                    continue  # a future value already planned stays; ours holds until then
+                if plan.valid_at < old.valid_at:
+                    plan.valid_until = old.valid_at   # we learnt an older value: it is history
+                    continue
+                contradicted.append(old)
+        for old in contradicted:
+            self._supersede(scope, old, plan, fact_id, at)
+        fact = Fact(
+            fact_id=fact_id, predicate=plan.predicate, object=plan.obj, object_is_entity=plan.etype is not None,
+            entity_type=plan.etype, text=plan.cand.text, kind=plan.cand.kind, confidence=plan.cand.confidence,
+            source_quote=plan.cand.source_quote, valid_at=plan.valid_at, valid_until=plan.valid_until,
+            episode_id=episode_id, created_at=timeutil.now())
+        etext = embed_text(fact.predicate, fact.object, fact.text, fact.object_is_entity)
+        try:
+            self.store.insert_fact(scope, fact, etext, self._vec(vectors, etext), entity_id=plan.entity_id)
+        except DuplicateFact:
+            twin = self._same_value(plan, self.store.facts_in_slot(scope, [plan.predicate], at), vectors)
+            plan.outcome, plan.fact_id = "deduped", twin.fact_id if twin else None
+            return
+        plan.fact_id = fact_id
+        plan.outcome = "updated" if plan.supersedes else "stored"
+
+    def _supersede(self, scope: Scope, old: Fact, plan: _Plan, new_id: str, at: datetime) -> None:
+        plan.supersedes.append(old.fact_id)
+        if plan.valid_at > at:
+            # A planned change: the old value stays true until the new one starts.
+            self.store.update_fact(scope, old.fact_id, valid_until=plan.valid_at, superseded_by=new_id)
+            return
+        until = plan.valid_at if plan.valid_at > old.valid_at and (
+            old.valid_until is None or old.valid_until > plan.valid_at) else None
+        self.store.update_fact(scope, old.fact_id, invalid_at=min(at, timeutil.now()), valid_until=until,
+                               superseded_by=new_id)
+
+    def _same_value(self, plan: _Plan, slot: list[Fact], vectors) -> Fact | None:
+        key = object_key(plan.obj)
+        for f in slot:
+            if object_key(f.object) == key:
+                return f
+        if self.embedder is None or not slot or plan.etype is not None:
+            return None  # entities were already resolved: a different entity is a different value
+        mine = self._vec(vectors, plan.obj)
+        best, best_score = None, self.settings.dedup_threshold
+        for f in slot:
+            score = float(mine @ self._vec(vectors, f.object))
+            if score >= best_score:
+                best, best_score = f, score
+        return best
+
+    def _canonical_predicate(self, scope: Scope, plan: _Plan, vectors) -> str:
+        """Take an existing label of the same kind when it means the same; never invent one."""
+        p = plan.predicate
+        if self.embedder is None or self.registry.is_known(p):
+            return p
+        labels = [label for label, kind in self.store.predicate_labels(scope)
+                  if kind == plan.cand.kind and label != p and preds.is_negated(label) == preds.is_negated(p)]
+        if not labels:
+            return p
+        mine = self._vec(vectors, p)
+        scores = [(float(mine @ self._vec(vectors, label)), label) for label in labels]
+        score, label = max(scores)
+        return label if score >= self.settings.predicate_threshold else p
+
+    def _resolve_entity(self, scope: Scope, plan: _Plan, vectors, at: datetime) -> tuple[Entity, bool]:
+        """exact name+type → same-type cosine ≥ threshold → fuzzy alias → new. Types never mix."""
+        same_type = self.store.entities(scope, plan.etype)
+        for e in same_type:
+            if e.name == plan.obj or plan.obj in e.aliases:
+                return e, False
+        if self.embedder is not None and same_type:
+            ids, matrix = self.store.entity_vectors(scope, plan.etype)
+            if len(ids):
+                scores = matrix @ self._vec(vectors, plan.obj)
+                i = int(np.argmax(scores))
+                if scores[i] >= self.settings.entity_threshold:
+                    entity = next(e for e in same_type if e.entity_id == ids[i])
+                    self.store.add_alias(scope, entity.entity_id, plan.obj)
+                    return entity, False
+        for e in same_type:
+            if _fuzzy_alias(plan.obj, e.name):
+                self.store.add_alias(scope, e.entity_id, plan.obj)
+                return e, False
+        entity = Entity(entity_id=f"e_{uuid.uuid4().hex}", name=plan.obj, type=plan.etype, created_at=timeutil.now())
+        return entity, True
+
+    # -- step 8: the receipt -------------------------------------------------------------
+    def _fill(self, result: AddResult, plans: list[_Plan]) -> None:
+        for p in plans:
+            if p.outcome == "stored":
+                result.candidates_stored += 1
+            elif p.outcome == "updated":
+                result.candidates_updated += 1
+            elif p.outcome == "deduped":
+                result.candidates_deduped += 1
+                if p.fact_id:
+                    result.deduplicated_against.append(p.fact_id)
+            elif p.outcome == "rejected":
+                result.candidates_rejected += 1
+                result.rejections.append(p.note or "rejected")
+            if p.outcome in ("stored", "updated") and p.fact_id and p.fact_id not in result.memory_ids:
+                result.memory_ids.append(p.fact_id)
+            result.supersedes.extend(p.supersedes)
+        if result.memory_ids:
+            result.status = "stored"
+        elif result.deduplicated_against:
+            result.status, result.reason = "skipped", "duplicate"
+            result.memory_ids = list(dict.fromkeys(result.deduplicated_against))
+        else:
+            result.status, result.reason = "skipped", "no_valid_candidates"
+
+
+def _fuzzy_alias(short: str, long: str) -> bool:
+    """'corola hybrid' → 'toyota corolla hybrid': every word of a 2+ word name
+    matches a word of the other within one edit, at least one word exactly."""
+    from difflib import SequenceMatcher
+
+    a, b = short.split(), long.split()
+    if len(a) > len(b):
+        a, b = b, a
+    if len(a) < 2:
+        return False
+    exact = 0
+    for word in a:
+        best = max(SequenceMatcher(None, word, other).ratio() for other in b)
+        if word in b:
+            exact += 1
+        elif best < 0.8 or len(word) < 4:
+            return False
+    return exact >= 1
