@@ -111,7 +111,7 @@ RULES = [
     _r(rf"^(?:started|began|have started|just started) (?:learning|to learn|taking(?: \w+)? lessons in) {_O}", "is learning", "skill", "SKILL", "change", listy=True),
     _r(rf"^(?:am|have been) (?:training|preparing) for {_O}", "is training for", "goal", "EVENT"),
     _r(rf"^(?:want|would like|would love|hope|plan|am planning|intend|aim|am hoping|am aiming|dream|"
-       rf"am trying|am going|have decided|decided) to {_O}", "wants to", "goal", None),
+       rf"am trying|have decided|decided|would really like|really want) to {_O}", "wants to", "goal", None),
     _r(rf"^(?:am (?:thinking|dreaming) (?:about|of)|am considering|am looking (?:at|into)|am interested in|"
        rf"am shopping for|am looking for|am researching|am eyeing|have been looking at|am leaning towards?) "
        rf"(?:buying |getting |purchasing |renting |adopting |learning |trying )?{_O}", "is interested in", "preference", "PRODUCT"),
@@ -126,28 +126,30 @@ RULES = [
     _r(rf"^(?:do not|never|no longer|cannot) (?:eat|consume) {_O}", "does not eat", "preference", "FOOD", listy=True),
     _r(rf"^(?:do not|never|no longer|cannot) drink {_O}", "does not drink", "preference", "FOOD", listy=True),
     _r(rf"^(?:do not|never) (?:smoke|vape)(?P<o>)", "does not smoke", "habit", None),
-    _r(rf"^(?:eat|have|drink) (?:a |an |some )?{_O}(?= every| each| for breakfast| daily| most)", "eats", "habit", "FOOD", listy=True),
+    _r(rf"^(?:eat|drink) (?:a |an |some )?{_O}(?= every| each| for breakfast| daily| most)", "eats", "habit", "FOOD", listy=True),
     _r(rf"^eat {_O}", "eats", "habit", "FOOD", listy=True),
     _r(rf"^drink {_O}", "drinks", "habit", "FOOD", listy=True),
     _r(rf"^(?:drive|ride) {_O}", "drives", "possession", "PRODUCT"),
-    _r(rf"^(?:pick up|am picking up|will pick up|will get|am getting|will receive|am buying|will buy|"
-       rf"get) {_O}", "owns", "possession", "PRODUCT", "future"),
-    _r(rf"^(?:bought|purchased|got|picked up|ordered|received|have bought|have got|just got|"
-       rf"finally got|treated myself to) (?:myself )?{_O}", "owns", "possession", "PRODUCT", "change"),
+    _r(rf"^(?:pick up|am picking up|will pick up|will receive|am buying|will buy) {_O}", "owns", "possession", "PRODUCT", "future"),
+    _r(rf"^(?:will get|am getting|get) (?P<o>(?:a|an|my|our|a new|my new|my first) .+)", "owns", "possession", "PRODUCT", "future"),
+    _r(rf"^(?:bought|purchased|have bought|treated myself to) (?:myself )?{_O}", "owns", "possession", "PRODUCT", "change"),
+    _r(rf"^(?:got|picked up|received|have got|just got|finally got) (?:myself )?(?P<o>(?:a|an|my|our|a new|my new|my first) .+)",
+       "owns", "possession", "PRODUCT", "change"),
     _r(rf"^(?:adopted|rescued) {_O}", "has", "possession", "THING", "change"),
     _r(rf"^(?:use|am using|have been using|rely on) {_O}", "uses", "habit", "PRODUCT", listy=True),
-    _r(rf"^(?:go to|attend|am attending|am going to) {_O}", "attends", "habit", "ORG"),
+    _r(rf"^(?:go to|attend|am attending) {_O}", "attends", "habit", "ORG"),
     _r(rf"^(?:volunteer|am volunteering) (?:at|for|with) {_O}", "volunteers at", "habit", "ORG"),
+    _r(rf"^have (?:been to|visited) {_O}", "has visited", "event", "PLACE", listy=True),
     _r(rf"^(?:have|own|have got) {_O}", "has", "possession", "THING"),
     _r(rf"^(?:run|swim|cycle|hike|climb|surf|ski|paint|knit|cook|bake|garden|meditate|dance|sing|box|row)"
        rf"(?P<o>)(?=\s|$)", "does", "habit", "SKILL"),
-    _r(rf"^(?:do|practice|practise) {_O}", "practices", "habit", "SKILL", listy=True),
+    _r(rf"^(?:do|practice|practise) (?!not\b){_O}", "practices", "habit", "SKILL"),
     _r(rf"^(?:collect|read|watch|listen to|follow) {_O}", "enjoys", "preference", "TOPIC", listy=True),
     _r(rf"^(?:support|root for|cheer for) {_O}", "supports", "preference", "ORG"),
     _r(rf"^am (?:a member of|in) (?:a |an |the )?(?P<o>.+? (?:club|team|band|choir|league|group|society))", "is a member of", "attribute", "ORG"),
     _r(rf"^(?:joined) {_O}", "is a member of", "attribute", "ORG", "change"),
-    _r(rf"^(?:graduated from|went to|studied at) {_O}", "studied at", "attribute", "ORG"),
-    _r(rf"^have (?:been to|visited) {_O}", "has visited", "event", "PLACE", listy=True),
+    _r(rf"^(?:graduated from|studied at) {_O}", "studied at", "attribute", "ORG"),
+    _r(rf"^went to (?P<o>(?:the )?[\w ]+? (?:university|college|school|academy|institute|uni)(?: of [\w ]+)?)$", "studied at", "attribute", "ORG"),
     _r(rf"^(?:visited|traveled to|travelled to|went on a trip to) {_O}", "has visited", "event", "PLACE", listy=True),
     _r(rf"^am (?:going|travel(?:l)?ing|flying|heading) to {_O}", "is traveling to", "plan", "PLACE", "future"),
 ]
@@ -169,6 +171,7 @@ def _sentences(text: str) -> list[str]:
 def _clauses(sentence: str) -> list[str]:
     low = _expand(sentence)
     low = re.sub(r"[.!?]+$", "", low).strip()
+    low = re.sub(r"^(?:[a-z]+ ){0,2}[a-z]+:\s+", "", low)  # "big news: …", "update: …"
     low = _MARKERS.sub("", low)
     pieces = [p.strip(" ,;:-") for p in _SPLIT.split(low) if p and p.strip(" ,;:-")]
     return pieces
@@ -233,6 +236,8 @@ class RuleExtractor(Extractor):
             if stripped == body:
                 break
             body = stripped
+        body = re.sub(r"^do (?=(?:like|love|enjoy|want|have|eat|hate|prefer|speak|play|live|work)\b)", "", body)
+        body = re.sub(r"^have been (?=\w+ing\b)(?!being\b)", "am ", body)
         cands = self._body(body, original, at, clause)
         if we:
             for c in cands:
@@ -380,12 +385,23 @@ class RuleExtractor(Extractor):
 
     def _build(self, rule: Rule, raw: str, at: datetime, clause: str, allow_empty=False) -> list[Candidate]:
         tense = {"change": "past", "ended": "past", "future": "future"}.get(rule.mode, "present")
+        raw = _cut(raw)
+        if rule.predicate == "uses":
+            raw = re.split(r"\s+(?:to|for)\s+", raw, maxsplit=1)[0]
         phrase = dates.find(raw, at, tense)
         raw_obj = raw
         qualifier = ""
         if phrase:
             raw_obj = (raw[:phrase.start] + raw[phrase.end:]).strip()
             qualifier = phrase.text
+        if rule.predicate == "works at":
+            m = re.match(r"^(?P<a>.+?) as (?:an? )?(?P<b>.+)$", raw_obj)
+            if m:
+                main = self._build(rule, m.group("a"), at, clause)
+                role = _clean(m.group("b"))
+                if role:
+                    main.append(self._cand("works as", role, rule.kind, "ROLE", at, clause))
+                return main
         if rule.predicate in ("works as", "studies", "is learning"):
             m = re.match(r"^(?P<a>.+?) (?P<prep>at|for|with|in) (?P<b>.+)$", raw_obj)
             if m and (rule.predicate != "works as" or m.group("prep") != "in"):
@@ -397,6 +413,10 @@ class RuleExtractor(Extractor):
                 return main
         if rule.predicate == "wants to":
             obj = _clean(raw, keep_dates=True, strip_lead=False)
+            if re.match(r"^(?:keep|say|know|see|thank|let|check|make sure|hear|ask|tell|chat|talk|catch up|"
+                        r"share|show|get back|go back|be|do|try|help you|thank|remind|add|mention|"
+                        r"give it|have a|take a look|look|read|find out|hang|meet up)\b", obj):
+                return []
             return [self._cand("wants to", obj, rule.kind, None, at, clause, text=f"user wants to {obj}")] if obj else []
         objects = _split_list(raw_obj) if rule.listy else [raw_obj]
         out = []
@@ -408,6 +428,8 @@ class RuleExtractor(Extractor):
             if not obj and not allow_empty:
                 continue
             if obj in lx.PRONOUNS or (obj in lx.TRANSIENT) or (obj and obj.split()[-1] in lx.TRANSIENT and rule.predicate == "has"):
+                continue
+            if obj and not _acceptable(rule.predicate, piece.strip(), obj):
                 continue
             predicate, etype, kind, text = self._specialise(rule, obj)
             if predicate is None:
@@ -507,6 +529,45 @@ def _split_list(raw: str) -> list[str]:
         return [raw]
     parts = re.split(r",\s*(?:and\s+|or\s+)?|\s+(?:and|or|as well as|plus)\s+|\s*&\s*", raw)
     return [p for p in (x.strip() for x in parts) if p]
+
+
+_CUT = re.compile(r"\s*[-\u2013\u2014]+\s+|\s*[:;]\s+|,\s+(?=(?:the|it|it's|its|they|they're|that|this|which|so|but|"
+                  r"because|plus|and i|i|we|you|he|she|there|what|how|especially|though|although|"
+                  r"since|cause|as)\b)|\s+(?:like|such as|including|especially|except)\s+")
+_BAD_START = frozenset("""how what when where why who whom whether that this these those your his her their
+ it its it's them they being seeing hearing watching not never always just already had been ever also
+ really some any no one ones way thing things stuff ton lot bunch bit more most much to so very too
+ such same other another something anything everything nothing whatever each every few several many
+ lots plenty couple""".split())
+_PARTICIPLES = frozenset("""made heard put grown been done gone seen had got gotten taken given known found felt
+ kept left lost met read said sent spent thought told understood won written bought brought built caught
+ taught fought begun come become run set let cut hit shut hurt quit paid held led fed sold slept stood
+ struck stuck sung drunk shown blown flown drawn worn torn sworn chosen spoken broken woken forgotten
+ eaten beaten ridden hidden driven risen fallen shaken mistaken tried always never just already also
+ really ever still learnt learned""".split())
+_ABSTRACT = frozenset("""idea ideas news offer offers chance opportunity call message email feedback help advice
+ support time moment experience experiences vibe vibes energy feeling feelings memory memories view views
+ reminder promotion promotions result results touch sense kind way answer question questions point""".split())
+
+
+def _cut(raw: str) -> str:
+    """Keep the object, drop what a new clause or an aside adds after it."""
+    return _CUT.split(raw.strip(), maxsplit=1)[0]
+
+
+def _acceptable(predicate: str, raw: str, obj: str) -> bool:
+    """Objects worth a fact: not a pronoun, a wh-clause, a quantity or an abstraction."""
+    words = obj.split()
+    first_raw = raw.lower().split()[0] if raw.split() else ""
+    if words[0] in _BAD_START or first_raw in ("this", "that", "these", "those", "your", "his", "her", "their"):
+        return False
+    if words[-1] in _ABSTRACT or obj in _ABSTRACT:
+        return False
+    if predicate in ("has", "owns", "practices", "does") and (words[0] in _PARTICIPLES or (
+            words[0].endswith(("ed", "en")) and words[0] not in ("garden", "kitchen", "chicken", "oven", "den", "bed"))):
+        return False
+    limit = 12 if predicate in ("wants to", "is training for") else 6
+    return len(words) <= limit
 
 
 def _clean(raw: str, keep_dates: bool = False, strip_lead: bool = True) -> str:

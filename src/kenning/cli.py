@@ -1,0 +1,133 @@
+"""The ``kenning`` command: a thin layer over :class:`kenning.Memory`.
+
+Library errors become one-line messages and exit status 1; no tracebacks.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+from .errors import KenningError
+
+DEMO = [
+    ("2026-07-01T10:00:00Z", "Hi! I live in Berlin and I work at Google as a backend engineer."),
+    ("2026-07-01T10:01:00Z", "I'm allergic to peanuts, and I love ramen."),
+    ("2026-07-20T18:30:00Z", "ok thanks!"),
+    ("2026-08-16T09:00:00Z", "I'm looking at the Toyota Corolla Hybrid."),
+    ("2026-09-03T10:00:00Z", "Big news: I moved to Lisbon last month. I just started a new job at Stripe."),
+    ("2026-09-03T10:02:00Z", "I don't eat meat anymore, and I'm training for a half marathon in March."),
+]
+
+
+def _memory(args):
+    from .memory import Memory
+
+    return Memory(args.db)
+
+
+def cmd_demo(args) -> int:
+    from .memory import Memory
+
+    mem = Memory(args.db or ":memory:")
+    dataset = args.dataset
+    print(f"kenning demo: store {args.db or ':memory:'}, dataset {dataset!r}\n")
+    started = time.perf_counter()
+    for at, text in DEMO:
+        r = mem.add(text, dataset=dataset, at=at)
+        print(f"[{at[:10]}] user: {text}")
+        print(f"           -> {r.status}: stored {r.candidates_stored}, updated {r.candidates_updated}, "
+              f"deduped {r.candidates_deduped}" + (f" ({r.reason})" if r.reason else ""))
+    print(f"\nIngested {len(DEMO)} messages in {time.perf_counter() - started:.2f}s.\n")
+    print("Live facts now:")
+    for f in mem.list_facts(dataset, limit=100).facts:
+        print(f"  - {f.predicate}: {f.object}  (since {f.valid_at.date()}, confidence {f.confidence:.2f})")
+    print("\nHistory (every fact, including superseded and ended ones):")
+    for f in mem.list_facts(dataset, limit=100, include_invalidated=True).facts:
+        state = "live"
+        if f.invalid_at is not None:
+            state = f"superseded {f.invalid_at.date()}" if f.superseded_by else f"deleted {f.invalid_at.date()}"
+        elif f.valid_until is not None:
+            state = f"until {f.valid_until.date()}"
+        print(f"  - {f.predicate}: {f.object}  [{f.valid_at.date()} .. {state}]")
+    print("\nAs of 2026-07-15:")
+    for f in mem.list_facts(dataset, limit=100, as_of="2026-07-15T00:00:00Z").facts:
+        print(f"  - {f.predicate}: {f.object}")
+    query = "Where does the user live and work?"
+    res = mem.recall(query, dataset=dataset, limit=5)
+    print(f"\nrecall({query!r}).context:\n{res.context}")
+    mem.close()
+    return 0
+
+
+def cmd_add(args) -> int:
+    mem = _memory(args)
+    r = mem.add(args.text, dataset=args.dataset, at=args.at, role=args.role, client_ref=args.client_ref)
+    print(r.model_dump_json(indent=2, exclude={"memory"}))
+    return 0
+
+
+def cmd_facts(args) -> int:
+    mem = _memory(args)
+    page = mem.list_facts(args.dataset, q=args.q, limit=args.limit, include_invalidated=args.history,
+                          as_of=args.as_of, entity=args.entity)
+    for f in page.facts:
+        print(json.dumps(f.model_dump(mode="json")) if args.json else f"{f.valid_at.date()}  {f.predicate}: {f.object}")
+    print(f"({len(page.facts)} of {page.total})", file=sys.stderr)
+    return 0
+
+
+def cmd_recall(args) -> int:
+    mem = _memory(args)
+    res = mem.recall(args.query, dataset=args.dataset, limit=args.limit)
+    print(res.context or "(nothing recalled)")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="kenning", description="Long-term memory for AI assistants.")
+    ap.add_argument("--db", default=None, help="store URL or path (default: $KENNING_HOME/kenning.db)")
+    sub = ap.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("demo", help="ingest a short conversation and print the facts, history and recall")
+    p.add_argument("--dataset", default="demo")
+    p.set_defaults(func=cmd_demo)
+
+    p = sub.add_parser("add", help="add one message said by the user")
+    p.add_argument("text")
+    p.add_argument("--dataset", required=True)
+    p.add_argument("--at", default=None, help="message time, ISO 8601 (default: now)")
+    p.add_argument("--role", default="user")
+    p.add_argument("--client-ref", default=None)
+    p.set_defaults(func=cmd_add)
+
+    p = sub.add_parser("facts", help="list facts: live, as of a time, or the whole history")
+    p.add_argument("--dataset", required=True)
+    p.add_argument("--q", default=None, help="keyword filter")
+    p.add_argument("--limit", type=int, default=50)
+    p.add_argument("--history", action="store_true", help="include superseded, ended and deleted facts")
+    p.add_argument("--as-of", default=None)
+    p.add_argument("--entity", default=None)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_facts)
+
+    p = sub.add_parser("recall", help="print the context block for a query")
+    p.add_argument("query")
+    p.add_argument("--dataset", required=True)
+    p.add_argument("--limit", type=int, default=10)
+    p.set_defaults(func=cmd_recall)
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except KenningError as exc:
+        print(f"kenning: {exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
