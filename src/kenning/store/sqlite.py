@@ -32,8 +32,18 @@ LIVE_AS_OF = ("(f.invalid_at IS NULL OR f.invalid_at > :t) AND f.valid_at <= :t 
 SCOPE = "f.project = :p AND f.environment = :e AND f.dataset = :d"
 
 
+def _script(db: sqlite3.Connection, sql: str) -> None:
+    """Execute statement by statement: ``executescript`` would commit our transaction."""
+    buf = ""
+    for line in sql.splitlines(keepends=True):
+        buf += line
+        if sqlite3.complete_statement(buf):
+            db.execute(buf)
+            buf = ""
+
+
 def m001_initial(db: sqlite3.Connection) -> None:
-    db.executescript("""
+    _script(db, """
     CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
     CREATE TABLE episodes (
         project TEXT NOT NULL, environment TEXT NOT NULL, dataset TEXT NOT NULL,
@@ -142,8 +152,7 @@ class SQLiteStore(Store):
                 if self._db.execute("SELECT 1 FROM migrations WHERE name = ?", (migration.__name__,)).fetchone():
                     self._db.execute("ROLLBACK")
                     continue
-                for statement in _statements(migration):
-                    self._db.execute(statement)
+                migration(self._db)
                 self._db.execute("INSERT INTO migrations VALUES (?, ?)",
                                  (migration.__name__, timeutil.dump(timeutil.now())))
                 self._db.execute("COMMIT")
@@ -404,23 +413,6 @@ class SQLiteStore(Store):
                 " AND embed_text=?", (_blob(vector), *scope, fact_id, embed_text))
             self._bump(scope)
             return cur.rowcount == 1
-
-
-def _statements(migration) -> list[str]:
-    """Run a migration's script statement by statement inside our own transaction."""
-    collected: list[str] = []
-
-    class _Recorder:
-        def executescript(self, script: str) -> None:
-            buf = ""
-            for line in script.splitlines(keepends=True):
-                buf += line
-                if sqlite3.complete_statement(buf):
-                    collected.append(buf.strip())
-                    buf = ""
-
-    migration(_Recorder())
-    return collected
 
 
 def _matrix(rows, key: str, dim: int | None) -> tuple[list[str], np.ndarray]:
