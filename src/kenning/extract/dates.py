@@ -13,6 +13,7 @@ MONTHS.update({m[:3]: i for m, i in list(MONTHS.items())})
 MONTHS["sept"] = 9
 NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
            "seven": 7, "eight": 8, "nine": 9, "ten": 10, "a couple of": 2, "a few": 3, "several": 3}
+WEEKDAYS = {d: i for i, d in enumerate("monday tuesday wednesday thursday friday saturday sunday".split())}
 UNITS = {"day": "days", "week": "weeks", "month": "months", "year": "years"}
 
 _MONTH = r"(?P<month>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
@@ -22,6 +23,8 @@ PATTERNS = [
     ("last", r"\blast (?P<unit>day|week|month|year|weekend)\b"),
     ("next", r"\bnext (?P<unit>day|week|month|year|weekend)\b"),
     ("in_n", rf"\bin {_NUM} (?P<unit>day|week|month|year)s?\b"),
+    ("for_n", rf"\bfor (?:the (?:past|last) )?{_NUM} (?P<unit>day|week|month|year)s?\b"),
+    ("weekday", r"\b(?P<prep>last|next|this|on|since) (?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b"),
     ("yesterday", r"\byesterday\b"),
     ("tomorrow", r"\btomorrow\b"),
     ("today", r"\b(?:today|tonight|this morning|right now)\b"),
@@ -40,6 +43,7 @@ class DatePhrase:
     direction: str  # "past", "future" or "either": which way a bare month may go
     start: int
     end: int
+    kind: str = ""   # which pattern found it ("since_year", "for_n", "ago", …)
 
 
 def find(sentence: str, at: datetime, tense: str = "present") -> DatePhrase | None:
@@ -49,7 +53,8 @@ def find(sentence: str, at: datetime, tense: str = "present") -> DatePhrase | No
         if m:
             when, direction = _resolve(name, m, at, tense)
             if when is not None:
-                return DatePhrase(m.group(0), when, direction, m.start(), m.end())
+                kind = "since" if m.group(0).lower().startswith("since") else name
+                return DatePhrase(m.group(0), when, direction, m.start(), m.end(), kind)
     return None
 
 
@@ -61,6 +66,18 @@ def _num(text: str) -> int:
 def _resolve(name: str, m: re.Match, at: datetime, tense: str):
     g = m.groupdict()
     day0 = at.replace(hour=0, minute=0, second=0, microsecond=0)
+    if name == "for_n":
+        unit = g["unit"].lower()
+        return at - relativedelta(**{UNITS[unit]: _num(g["n"])}), "past"
+    if name == "weekday":
+        wd, prep = WEEKDAYS[g["wd"].lower()], g["prep"].lower()
+        back = (day0.weekday() - wd) % 7 or 7
+        ahead = (wd - day0.weekday()) % 7 or 7
+        if prep in ("last", "since") or (prep == "on" and tense == "past"):
+            return day0 - timedelta(days=back), "past"
+        if prep == "next":  # the named day of next week
+            return day0 + timedelta(days=7 - day0.weekday() + wd), "future"
+        return day0 + timedelta(days=ahead), "future"
     if name in ("ago", "last", "next", "in_n"):
         unit = g["unit"].lower()
         if unit == "weekend":

@@ -81,3 +81,12 @@ TRANSIENT = _words("""question, idea, problem, meeting, call, appointment, minut
  sec, headache, feeling, doubt, suggestion, thought, point, clue, time, chance, issue, bug, request,
  look, try, break, nap, shower, good day, great day, bad day, lot, lot of work""")
 PRONOUNS = _words("it, that, this, them, these, those, one, ones, something, anything, everything, nothing, stuff, things, him, her, you")
+DEMONYMS = _words("""american, british, english, scottish, welsh, irish, canadian, mexican, brazilian,
+ argentinian, argentine, chilean, colombian, peruvian, venezuelan, cuban, french, german, italian, spanish,
+ portuguese, dutch, belgian, swiss, austrian, swedish, norwegian, danish, finnish, icelandic, polish, czech,
+ slovak, hungarian, romanian, bulgarian, greek, turkish, russian, ukrainian, belarusian, lithuanian, latvian,
+ estonian, serbian, croatian, bosnian, slovenian, albanian, chinese, japanese, korean, vietnamese, thai,
+ filipino, indonesian, malaysian, singaporean, indian, pakistani, bangladeshi, sri lankan, nepali, afghan,
+ iranian, iraqi, syrian, lebanese, israeli, palestinian, jordanian, saudi, emirati, egyptian, moroccan,
+ algerian, tunisian, nigerian, ghanaian, kenyan, ethiopian, somali, ugandan, tanzanian, rwandan,
+ south african, zimbabwean, australian, kiwi, new zealander, jamaican, haitian, puerto rican, dominican""")

@@ -37,12 +37,24 @@ _MARKERS = re.compile(
     r"^(?:(?:lol|lmao|haha+|hehe+|ok(?:ay)?|k|yeah|yep|yes|no|nope|oh|ah|well|so|btw|by the way|"
     r"anyway|anyways|hey|hi|hello|hmm+|um+|uh+|actually|honestly|also|and|but|plus|oh and|fyi|"
     r"just so you know|for what it's worth|to be honest|tbh|cool|great|thanks|thank you|sure|right|"
-    r"alright|wow|omg|ugh|sigh|fun fact|quick update|update)[\s,.!:;-]+)+")
-_ADVERBS = re.compile(
-    r"^(?:also|really|just|currently|still|now|actually|recently|definitely|absolutely|totally|"
-    r"usually|always|mostly|basically|honestly|finally|already|even|truly|genuinely|kind of|kinda|"
-    r"sort of|pretty much|literally|seriously|officially|secretly|generally|normally|typically|"
-    r"mainly|primarily|personally|absolutely|deeply|too)\s+")
+    r"alright|wow|omg|ugh|sigh|fun fact|quick update|update|brb|btw|lol ok|ha|oops|whoa|nah|yup)[\s,.!:;-]+)+")
+_ADV_WORDS = (r"also|really|just|currently|still|now|actually|recently|definitely|absolutely|totally|"
+              r"usually|always|mostly|basically|honestly|finally|already|even|truly|genuinely|kind of|kinda|"
+              r"sort of|pretty much|literally|seriously|officially|secretly|generally|normally|typically|"
+              r"mainly|primarily|personally|deeply|too|happily|proudly|originally|permanently|"
+              r"temporarily|full-time|part-time|remotely|once|ever")
+_ADVERBS = re.compile(rf"^(?:{_ADV_WORDS})\s+")
+_AUX_ADVERB = re.compile(rf"^(am not|am|have been|have|do not|will|was|can|would) (?:(?:{_ADV_WORDS}|so|very|super|"
+                         rf"quite|really really)\s+)+")
+_HEDGE = re.compile(r"^(?:i (?:think|believe|guess|suppose|reckon|feel like)|i am (?:pretty |quite |fairly |almost |"
+                    r"100% )?(?:sure|certain|positive)|pretty sure|apparently|i would say)(?: that)?,?\s+(?=i |my |we )")
+_LEAD_TIME = re.compile(r"^(?:one day|someday|some day|eventually|back then|at the moment|these days|nowadays|"
+                        r"lately|recently|currently|honestly|personally|for work|at work|right now|now|"
+                        r"as of (?:now|today)|so|also|oh and|and)\s*,?\s+(?=i |my |we |our )")
+_SUBJECTLESS = re.compile(r"^(?=(?:just )?(?:got|moved|started|adopted|bought|finished|love|hate|live|work|"
+                          r"working|living|born and raised|quit|left|joined|landed|graduated|turned|speak|play)\b)")
+_SHARED_I = re.compile(r",\s*(?:and\s+)?(?=(?:work|live|love|like|enjoy|speak|play|have|am|drive|study|hate|own|"
+                       r"spend|use|write|go|run|teach|eat|drink)\b)")
 _SPLIT = re.compile(r"(?:,|;|\s-)\s*(?:(?:and|but|so|plus|while|although|though|also)\s+)?(?=(?:i|my)\b)"
                     r"|\s+(?:and|but|so|plus|while|although|though|and also|and then)\s+(?=(?:i|my)\b)")
 _TRAIL = re.compile(
@@ -52,8 +64,8 @@ _TRAIL = re.compile(
     r"weekly|regularly|sometimes|often|every so often|from time to time|a bit|a little|"
     r"honestly|though|haha+|lol|tbh|i think|i guess|actually|again|already|yet|myself|"
     r"instead|for (?:a while|years|ages|a long time|\d+ (?:years?|months?|weeks?)))\b)+$")
-_LEAD = re.compile(r"^(?:(?:a|an|the|my|our|some|any|mostly|mainly|primarily|a lot of|lots of|"
-                   r"plenty of|really|very|so|pretty|quite|a few|all|both|real|own)\s+)+")
+_LEAD = re.compile(r"^(?:(?:a lot of|lots of|plenty of|a few|a couple of|a bunch of|tons of|a|an|the|my|our|some|"
+                   r"any|mostly|mainly|primarily|really|very|so|pretty|quite|all|both|real|own)\s+)+")
 _QUALIFIERS = re.compile(r"^(?:a little(?: bit of)?|little|a bit of|a bit|bit of|some|basic|fluent|conversational|"
                          r"native|broken|decent|intermediate|beginner|advanced)\s+")
 _NAME = re.compile(r"^[A-Z][\w'-]+(?: [A-Z][\w'-]+)?$")
@@ -76,11 +88,29 @@ def _r(rx: str, predicate: str, kind: str, etype: str | None, mode: str = "prese
 
 
 _O = r"(?P<o>.+)"
+_VERBISH = (r"grab|get|make|have|take|see|do|buy|pick|check|watch|eat|meet|play|try|be|start|keep|go|bed|sleep|"
+            r"work|call|write|read|cook|clean|finish|need|say|ask|tell|think|look|find|give|put|run|sit|stay|"
+            r"the gym|the store|the shop|the bathroom|the doctor|the dentist|lunch|dinner|breakfast|class|school|church")
 # Order matters: the first rule that matches a clause wins.
 RULES = [
     _r(rf"^used to live (?:in|at) {_O}", "lives in", "attribute", "PLACE", "ended"),
     _r(rf"^used to work (?:at|for) {_O}", "works at", "attribute", "ORG", "ended"),
     _r(rf"^no longer (?:live|reside) in {_O}", "lives in", "attribute", "PLACE", "end"),
+    _r(rf"^(?:quit|left|lost|resigned from) (?:my |the )?(?:job|position|role|post) (?:at|with) {_O}", "works at", "attribute", "ORG", "end"),
+    _r(rf"^(?:quit|left|lost) (?:my |the )?(?:job|position|role|post) as (?:an? )?{_O}", "works as", "attribute", "ROLE", "end"),
+    _r(rf"^(?:quit|left|resigned from) (?!my |the |a |an )(?P<o>[a-z][\w&.-]*(?: [a-z][\w&.-]*)?)(?: (?:last|in|on|two|three|a few|\d).*)?$", "works at", "attribute", "ORG", "end"),
+    _r(rf"^(?:was )?(?:born and raised|raised) in {_O}", "is from", "attribute", "PLACE"),
+    _r(rf"^(?:am|have been) (?:fascinated by|intrigued by|curious about|interested in) {_O}", "is interested in", "preference", "TOPIC", listy=True),
+    _r(rf"^was diagnosed with {_O}", "has condition", "attribute", None, "change"),
+    _r(rf"^(?:am starting|will start|will be starting|start|am beginning|will begin) (?:a |an |my )?(?:\w+ )?"
+       rf"(?:master's|masters|phd|degree|course|bachelor's|program|programme|apprenticeship|studies|mba|residency)"
+       rf"(?: in [\w ]+?)? at {_O}", "studies at", "attribute", "ORG", "future"),
+    _r(rf"^(?:started|began|took up|have taken up|picked up) (?P<o>\w+ing\b.*)", "does", "habit", "SKILL", "change"),
+    _r(rf"^am (?:afraid|scared|terrified|frightened) of {_O}", "is afraid of", "attribute", "THING", listy=True),
+    _r(rf"^am (?:a )?(?:big |huge |massive |die-hard |diehard |lifelong )?(?P<o>[\w ]+?) (?:fan|supporter)$", "likes", "preference", "THING"),
+    _r(rf"^am saving (?:up )?(?:money )?(?:for|to buy) {_O}", "is saving for", "goal", "PRODUCT"),
+    _r(rf"^(?:teach|am teaching) {_O}", "teaches", "attribute", "TOPIC", listy=True),
+    _r(rf"^(?:call myself|go by|am called|am known as) {_O}", "is named", "attribute", None),
     _r(rf"^no longer work (?:at|for) {_O}", "works at", "attribute", "ORG", "end"),
     _r(rf"^(?:live|am living|reside|am based|am staying|have been living) (?:in|at) {_O}", "lives in", "attribute", "PLACE"),
     _r(rf"^(?:moved|relocated|have moved|just moved|am moving|will move|will be moving|am relocating|"
@@ -96,13 +126,19 @@ RULES = [
        rf"(?:at|with|for) {_O}", "works at", "attribute", "ORG", "future"),
     _r(rf"^(?:started|began) working (?:at|for) {_O}", "works at", "attribute", "ORG", "change"),
     _r(rf"^(?:work|am working|have been working|am employed) as {_O}", "works as", "attribute", "ROLE"),
-    _r(rf"^(?:work|am working|have been working|am employed) (?:at|for|with|by) {_O}", "works at", "attribute", "ORG"),
+    _r(rf"^(?:work|am working|have been working|am employed) (?:(?:remotely|from home|part-time|full-time|"
+       rf"freelance|(?:night|day|late|early|weekend|evening|morning|double) shifts?) )?(?:at|for|with|by) {_O}",
+       "works at", "attribute", "ORG"),
+    _r(rf"^(?:got|started|landed|accepted|took|began)(?: a| an| my)?(?: new)?(?: \w+)? (?:job|position|role|gig) as {_O}",
+       "works as", "attribute", "ROLE", "change"),
     _r(rf"^am (?:a |an )?(?:big |huge |massive )?fan of {_O}", "likes", "preference", "THING", listy=True),
     _r(rf"^am allergic to {_O}", "is allergic to", "attribute", "FOOD", listy=True),
     _r(r"^am (?P<o>lactose|gluten) intolerant", "is intolerant to", "attribute", "FOOD"),
-    _r(r"^am (?P<o>\d{1,3})(?: years old| years of age| yo| y/o|yo)?$", "is aged", "attribute", None),
+    _r(r"^am (?P<o>\d{1,3}|[a-z]+(?:[- ][a-z]+)?)(?: years old| years of age| yrs old| yrs| yo| y/o|yo| y\.o\.?)$", "is aged", "attribute", None),
+    _r(r"^am (?P<o>\d{1,3})$", "is aged", "attribute", None),
+    _r(r"^am in my (?P<o>(?:early |mid |late |mid-)?(?:twenties|thirties|forties|fifties|sixties|seventies|eighties|nineties|teens))$", "is aged", "attribute", None),
     _r(r"^am (?:in my )?(?P<o>(?:early |mid |late )?\d0s)$", "is aged", "attribute", None),
-    _r(r"^turned (?P<o>\d{1,3})(?: years old)?", "is aged", "attribute", None, "change"),
+    _r(r"^turned (?P<o>\d{1,3}.*)", "is aged", "attribute", None, "change"),
     _r(rf"^am (?:married to|engaged to) {_O}", "is married to", "relationship", "PERSON"),
     _r(rf"^am (?:dating|seeing) {_O}", "is dating", "relationship", "PERSON"),
     _r(rf"^am (?:studying|majoring in|doing a (?:degree|masters|master's|phd|bachelor's) in) {_O}", "studies", "attribute", "TOPIC"),
@@ -117,8 +153,8 @@ RULES = [
        rf"(?:buying |getting |purchasing |renting |adopting |learning |trying )?{_O}", "is interested in", "preference", "PRODUCT"),
     _r(rf"^(?:love|like|enjoy|adore|am into|am obsessed with|am passionate about|am crazy about|"
        rf"am a big fan of|dig|fancy) {_O}", "likes", "preference", "THING", listy=True),
-    _r(rf"^(?:hate|dislike|detest|cannot stand|loathe|despise|am not a fan of|do not like|do not enjoy|"
-       rf"am not into) {_O}", "dislikes", "preference", "THING", listy=True),
+    _r(rf"^(?:hate|dislike|detest|cannot stand|loathe|despise|am not (?:a |an )?(?:big |huge |massive )?fan of|do not like|"
+       rf"do not enjoy|do not really like|am not into|am not keen on|am not crazy about) {_O}", "dislikes", "preference", "THING", listy=True),
     _r(rf"^(?:prefer|would rather have|like to use) {_O}", "prefers", "preference", None),
     _r(rf"^(?:speak|am fluent in|can speak) {_O}", "speaks", "skill", "SKILL", listy=True),
     _r(rf"^(?:play|am playing|can play) {_O}", "plays", "skill", "SKILL", listy=True),
@@ -151,7 +187,7 @@ RULES = [
     _r(rf"^(?:graduated from|studied at) {_O}", "studied at", "attribute", "ORG"),
     _r(rf"^went to (?P<o>(?:the )?[\w ]+? (?:university|college|school|academy|institute|uni)(?: of [\w ]+)?)$", "studied at", "attribute", "ORG"),
     _r(rf"^(?:visited|traveled to|travelled to|went on a trip to) {_O}", "has visited", "event", "PLACE", listy=True),
-    _r(rf"^am (?:going|travel(?:l)?ing|flying|heading) to {_O}", "is traveling to", "plan", "PLACE", "future"),
+    _r(rf"^am (?:going|travel(?:l)?ing|flying|heading) to (?!(?:{_VERBISH})\b){_O}", "is traveling to", "plan", "PLACE", "future"),
 ]
 
 
@@ -173,8 +209,39 @@ def _clauses(sentence: str) -> list[str]:
     low = re.sub(r"[.!?]+$", "", low).strip()
     low = re.sub(r"^(?:[a-z]+ ){0,2}[a-z]+:\s+", "", low)  # "big news: …", "update: …"
     low = _MARKERS.sub("", low)
-    pieces = [p.strip(" ,;:-") for p in _SPLIT.split(low) if p and p.strip(" ,;:-")]
-    return pieces
+    low = re.sub(r"\b(?:before|after) moving (?:back )?to\b", ", and i moved to", low)
+    pieces = []
+    for piece in (p.strip(" ,;:-") for p in _SPLIT.split(low)):
+        if not piece:
+            continue
+        shared = _SHARED_I.split(piece)
+        if len(shared) > 1 and piece.startswith(("i ", "we ")):
+            subject = piece.split(" ", 1)[0]
+            pieces.append(shared[0].strip(" ,"))
+            pieces.extend(f"{subject} {s.strip(' ,')}" for s in shared[1:] if s.strip(" ,"))
+        else:
+            pieces.append(piece)
+    return [_front(p) for p in pieces]
+
+
+def _front(clause: str) -> str:
+    """Move what stands before the subject out of the way: hedges, time adverbials,
+    a leading date ("two years ago I moved …" → "I moved … two years ago")."""
+    for _ in range(3):
+        before = clause
+        clause = _HEDGE.sub("", clause)
+        clause = _LEAD_TIME.sub("", clause)
+        phrase = dates.find(clause, datetime(2000, 1, 1))
+        if phrase and phrase.start <= 6:
+            head = clause[:phrase.start].strip()
+            rest = clause[phrase.end:].lstrip(" ,")
+            if head in ("", "since", "from", "starting") and rest.startswith(("i ", "we ", "my ")):
+                clause = f"{rest} {head + ' ' if head else ''}{phrase.text}".strip()
+        if clause == before:
+            break
+    if _SUBJECTLESS.match(clause):
+        clause = "i " + clause
+    return clause
 
 
 def _original_span(sentence: str, clause: str) -> str:
@@ -209,12 +276,29 @@ class RuleExtractor(Extractor):
     # -- one clause ---------------------------------------------------------
 
     def _clause(self, clause: str, original: str, at: datetime) -> list[Candidate]:
-        if clause.startswith("my "):
+        if clause.startswith(("my ", "our ")):
             return self._my(clause, original, at)
-        m = re.match(r"^(?:please )?(?:switch|set|change|put|turn|move) (?:me|it|my [\w ]+?|everything|the [\w ]+?) "
-                     r"(?:to|into|over to) (?P<o>.+)", clause)
+        m = re.match(r"^(?:please )?(?:just )?call me (?P<o>[a-z][\w'-]*)$", clause)
         if m:
-            return self._build(Rule(re.compile(""), "prefers", "preference", None), m.group("o"), at, clause)
+            return [self._cand("is named", m.group("o"), "attribute", None, at, clause, text=f"user is named {m.group('o')}")]
+        m = (re.match(r"^(?:please )?(?:can you |could you )?(?:switch|set|change|put|turn|move) (?:me|it|everything|things|"
+                      r"(?:my|the) (?P<noun>[\w ]+?)) (?:back )?(?:to|into|over to) (?P<o>.+)", clause)
+             or re.match(r"^(?:please )?(?:can you |could you )?(?:use|switch to|switch back to|change to|go back to|"
+                         r"stick to|stick with) (?P<o>.+)", clause))
+        if m:
+            obj = _clean(m.group("o"))
+            noun = m.groupdict().get("noun")
+            if noun and noun in lx.SETTING_NOUNS and noun not in obj:
+                obj = f"{obj} {noun}"
+            if _setting_slot(obj):
+                return self._build(Rule(re.compile(""), "prefers", "preference", None), obj, at, clause)
+            return []
+        m = re.match(r"^(?:please )?(?:can you |could you )?(?:reply|answer|respond|write|talk to me|speak to me|"
+                     r"chat with me|text me) in (?P<o>[a-z]+)\b", clause)
+        if m and m.group("o") in lx.LANGUAGES:
+            c = self._cand("prefers language", m.group("o"), "preference", None, at, clause,
+                           text=f"user prefers replies in {m.group('o')}")
+            return [c]
         opinion = re.match(r"^(?:the |this |that )?(?P<o>[\w -]{2,40}?) (?:looks|sounds|seems|is looking) "
                            r"(?:really |so |very |pretty |super |quite )?(?P<adj>great|amazing|awesome|good|nice|"
                            r"perfect|cool|fantastic|excellent|terrible|awful|bad|horrible|lovely)\b", clause)
@@ -236,6 +320,10 @@ class RuleExtractor(Extractor):
             if stripped == body:
                 break
             body = stripped
+        body = _AUX_ADVERB.sub(lambda m: m.group(1) + " ", body)
+        body = re.sub(rf"^(\w+) (?:mostly|mainly|primarily|usually|often|sometimes|occasionally|regularly) ", r"\1 ", body)
+        body = re.sub(r"^have (?=(?:started|accepted|landed|taken|begun|joined|moved|relocated|bought|adopted|quit|"
+                      r"left|switched|changed)\b)", "", body)
         body = re.sub(r"^do (?=(?:like|love|enjoy|want|have|eat|hate|prefer|speak|play|live|work)\b)", "", body)
         body = re.sub(r"^have been (?=\w+ing\b)(?!being\b)", "am ", body)
         cands = self._body(body, original, at, clause)
@@ -248,10 +336,25 @@ class RuleExtractor(Extractor):
         special = self._identity(body, original, at, clause) or self._have(body, original, at, clause)
         if special is not None:
             return special
+        m = re.match(r"^(?:stopped|quit|gave up|have stopped|have quit|have given up) (?P<v>\w+?)ing\b ?(?P<o>.*)$", body)
+        if m:
+            verb = _GERUNDS.get(m.group("v") + "ing", m.group("v"))
+            return self._build(Rule(re.compile(""), f"does not {verb}", "habit", None, "change"), m.group("o"), at,
+                               clause, allow_empty=True)
+        m = re.match(r"^(?:do not|am not|am no longer|no longer) (?P<rest>.+?) (?:anymore|any more)$", body)
+        if m:
+            negative = self._body("do not " + m.group("rest"), original, at, clause) if body.startswith("do not") else []
+            if negative:
+                return negative
+            positive = ("am " if body.startswith("am") else "") + m.group("rest")
+            ended = self._body(positive, original, at, clause)
+            for c in ended:
+                c.ends, c.confidence = True, 0.85
+            return ended
         for rule in RULES:
             m = rule.pattern.match(body)
             if m:
-                return self._build(rule, m.group("o"), at, clause)
+                return self._build(rule, m.group("o"), at, clause, allow_empty=m.group("o") == "")
         neg = re.match(r"^(?:do not|never|no longer|will never) (?P<v>\w+)(?: (?P<o>.+))?$", body)
         if neg and neg.group("v") in _DURABLE_VERBS:
             verb = neg.group("v")
@@ -267,7 +370,7 @@ class RuleExtractor(Extractor):
             phrase = dates.find(rest, at, "past")
             core = _clean((rest[:phrase.start] + rest[phrase.end:]) if phrase else rest)
             core = re.sub(r"^(?:a|an) ", "", core)
-            if core in lx.DIETS or core in lx.TRAITS:
+            if core in lx.DIETS or core in lx.TRAITS or (core.split() and core.split()[-1] in lx.ROLES):
                 out = self._identity("am " + core, original, at, clause)
                 for c in out or []:
                     c.valid_at = phrase.when if phrase and phrase.direction == "past" else at
@@ -281,6 +384,9 @@ class RuleExtractor(Extractor):
             c.valid_at = phrase.when if phrase else None
             return [c]
         name = re.match(r"^am (?P<n>[a-z][\w'-]+)$", body)
+        if name and name.group("n") in lx.DEMONYMS:
+            n = name.group("n")
+            return [self._cand("has nationality", n, "attribute", None, at, clause, text=f"user is {n}")]
         if name and _is_name(name.group("n"), original) and name.group("n") not in _NOT_NAMES:
             n = name.group("n")
             return [self._cand("is named", n, "attribute", None, at, clause, text=f"user is named {n}")]
@@ -288,7 +394,21 @@ class RuleExtractor(Extractor):
         if not m or body.startswith(("am from", "am in my")):
             return None
         obj = _clean(m.group("o"))
+        if obj.endswith("s") and obj[:-1] in lx.DIETS | lx.TRAITS:
+            obj = obj[:-1]  # "we are vegetarians"
         head = obj.split()[-1] if obj else ""
+        if head in ("student", "pupil", "undergrad", "undergraduate", "postgrad", "apprentice"):
+            out = [self._cand("is", "student", "trait", None, at, clause, text=f"user is a {obj}")]
+            subject = re.sub(r"\b(?:\w+-year|first|second|third|fourth|final|year|phd|grad|graduate|undergraduate|"
+                             r"masters?|bachelor's|mature|exchange|international|part-time|full-time|college|"
+                             r"university|uni|high school|student|pupil|undergrad|postgrad)\b", " ", obj).split()
+            if subject:
+                out.append(self._cand("studies", " ".join(subject), "attribute", "TOPIC", at, clause))
+            if m.group("org") and m.group("prep") in ("at", "in", "with"):
+                org = _clean(m.group("org"))
+                if org:
+                    out.append(self._cand("studies at", org, "attribute", _type_of(org, "ORG"), at, clause))
+            return out
         if obj in lx.DIETS:
             return [self._cand("follows diet", obj, "trait", None, at, clause, text=f"user is {obj}")]
         if obj in lx.RELATIONSHIP_STATUS:
@@ -319,8 +439,18 @@ class RuleExtractor(Extractor):
                      rf"younger|big|baby|lovely|adorable|sweet|rescue|\w+ year old) )?(?P<what>{nouns})\b"
                      rf"(?:,| named| called| whose names are|:| -)? ?(?P<names>.*)$", body)
         if not m:
+            pet = re.match(rf"^(?:have|have got|got|own|adopted|just adopted|rescued) (?:a|an) (?P<what>[a-z -]+?) "
+                           rf"(?:named|called) (?P<name>[a-z][\w'-]*)", body)
+            if pet and _is_name(pet.group("name"), original):
+                name, what = pet.group("name"), pet.group("what")
+                return [self._cand("has pet", name, "possession", "THING", at, clause,
+                                   text=f"user has a {what} named {name}")]
             return None
         what = m.group("what").strip()
+        more = re.split(rf",?\s+and (?=(?:a|an|one|two|three|four|\d+) )", m.group("names"), maxsplit=1)
+        if len(more) == 2:
+            first = self._have(body[:m.start("names")] + more[0], original, at, clause) or []
+            return first + (self._have("have " + more[1], original, at, clause) or [])
         rel = lx.RELATIVES.get(what) or lx.RELATIVES.get(what.split()[-1])
         pet = lx.PETS.get(what) or lx.PETS.get(what.split()[-1])
         if not rel and not pet:
@@ -345,9 +475,11 @@ class RuleExtractor(Extractor):
                            text=f"user has {count} {what}")]
 
     def _my(self, clause, original, at):
+        clause = re.sub(r"^our ", "my ", clause)
         rels = "|".join(sorted(list(lx.RELATIVES) + list(lx.PETS), key=len, reverse=True))
-        m = re.match(rf"^my (?P<rel>{rels})(?:'s name is| is named| is called|,)? (?P<name>[a-z][\w'-]*)"
-                     rf"(?:,? (?:is|works as|who is) (?:a |an )?(?P<desc>.+))?$", clause)
+        m = re.match(rf"^my (?:(?:little|older|younger|big|baby|twin|new|lovely|old) )?(?P<rel>{rels})(?:'s name is|"
+                     rf"'s name's| is named| is called|,)? (?P<name>[a-z][\w'-]*)"
+                     rf"(?:(?:,? (?:is|works as|who is) (?:a |an )?(?P<desc>[^,]+))|(?=[ ,]|$))", clause)
         if m and m.group("name") not in ("is", "was", "has", "and", "who", "just", "also", "lives", "works", "loves", "likes"):
             name = m.group("name")
             if _is_name(name, original):
@@ -356,9 +488,19 @@ class RuleExtractor(Extractor):
                 text = f"user's {noun} is {name}" + (f", a {desc}" if desc else "")
                 etype = "PERSON" if m.group("rel") in lx.RELATIVES else "THING"
                 return [self._cand(f"has {noun}", name, "relationship", etype, at, clause, text=text)]
-        m = re.match(r"^my (?:name is|name's) (?P<o>[a-z][\w'-]*(?: [a-z][\w'-]*)?)$", clause)
+        m = re.match(r"^my (?:(?:first |full )?name is|name's) (?P<o>[a-z][\w'-]*(?: (?!but\b|and\b)[a-z][\w'-]*)?)"
+                     r"(?=,|\s+but\b|\s+and\b|$)", clause)
         if m:
             return [self._cand("is named", m.group("o"), "attribute", None, at, clause, text=f"user is named {m.group('o')}")]
+        m = re.match(r"^my (?:hobbies|hobby|interests|passions?|favorite things to do) (?:are|is|include) (?P<o>.+)$", clause)
+        if m:
+            rule = Rule(re.compile(""), "likes", "preference", "SKILL", listy=True)
+            return self._build(rule, m.group("o"), at, clause)
+        m = re.match(r"^my (?:new |brand new )?(?P<o>[\w -]+?) (?:arrives|is arriving|gets delivered|is being delivered|"
+                     r"is due|will arrive|will be delivered|comes|is coming|ships)\b(?P<rest>.*)$", clause)
+        if m and (m.group("o") in lx.PRODUCT_HINTS or any(w in lx.PRODUCT_HINTS for w in m.group("o").split())):
+            rule = Rule(re.compile(""), "owns", "possession", "PRODUCT", "future")
+            return self._build(rule, m.group("o") + m.group("rest"), at, clause)
         m = re.match(r"^my (?:kids|children|sons|daughters) are (?:called |named )?(?P<names>.+)$", clause)
         if m:
             names = _names(m.group("names"), original)
@@ -385,15 +527,28 @@ class RuleExtractor(Extractor):
 
     def _build(self, rule: Rule, raw: str, at: datetime, clause: str, allow_empty=False) -> list[Candidate]:
         tense = {"change": "past", "ended": "past", "future": "future"}.get(rule.mode, "present")
+        phrase = dates.find(raw, at, tense)
+        if phrase:  # the date may stand after an aside the cut drops ("for my birthday two weeks ago")
+            raw = (raw[:phrase.start] + raw[phrase.end:]).strip()
         raw = _cut(raw)
         if rule.predicate == "uses":
             raw = re.split(r"\s+(?:to|for)\s+", raw, maxsplit=1)[0]
-        phrase = dates.find(raw, at, tense)
         raw_obj = raw
-        qualifier = ""
-        if phrase:
-            raw_obj = (raw[:phrase.start] + raw[phrase.end:]).strip()
-            qualifier = phrase.text
+        qualifier = phrase.text if phrase else ""
+        if rule.predicate in ("lives in", "grew up in", "is from"):
+            m = _GENERIC_PLACE.match(raw_obj.strip())
+            if m:
+                raw_obj = m.group("x")
+        if rule.predicate in ("is learning", "plays", "speaks"):
+            raw_obj = re.split(r"\s+(?:on|with|at|from|using|via|through) ", raw_obj, maxsplit=1)[0]
+        if rule.predicate == "works as":
+            m = re.match(r"^(?P<a>.+?) in (?P<b>[a-z][\w ]+)$", raw_obj)
+            if m and not re.search(r"\bat\b", m.group("a")):
+                main = self._build(rule, m.group("a"), at, clause)
+                place = _clean(m.group("b"))
+                if place:
+                    main.append(self._cand("works in", place, rule.kind, "PLACE", at, clause))
+                return _dated(main, rule, phrase)
         if rule.predicate == "works at":
             m = re.match(r"^(?P<a>.+?) as (?:an? )?(?P<b>.+)$", raw_obj)
             if m:
@@ -401,7 +556,7 @@ class RuleExtractor(Extractor):
                 role = _clean(m.group("b"))
                 if role:
                     main.append(self._cand("works as", role, rule.kind, "ROLE", at, clause))
-                return main
+                return _dated(main, rule, phrase)
         if rule.predicate in ("works as", "studies", "is learning"):
             m = re.match(r"^(?P<a>.+?) (?P<prep>at|for|with|in) (?P<b>.+)$", raw_obj)
             if m and (rule.predicate != "works as" or m.group("prep") != "in"):
@@ -410,14 +565,15 @@ class RuleExtractor(Extractor):
                 org = _clean(m.group("b"))
                 if org:
                     main.append(self._cand(second, org, rule.kind, _type_of(org, "ORG"), at, clause))
-                return main
+                return _dated(main, rule, phrase)
         if rule.predicate == "wants to":
             obj = _clean(raw, keep_dates=True, strip_lead=False)
             if re.match(r"^(?:keep|say|know|see|thank|let|check|make sure|hear|ask|tell|chat|talk|catch up|"
                         r"share|show|get back|go back|be|do|try|help you|thank|remind|add|mention|"
                         r"give it|have a|take a look|look|read|find out|hang|meet up)\b", obj):
                 return []
-            return [self._cand("wants to", obj, rule.kind, None, at, clause, text=f"user wants to {obj}")] if obj else []
+            text = f"user wants to {obj}" + (f" ({qualifier})" if qualifier else "")
+            return [self._cand("wants to", obj, rule.kind, None, at, clause, text=text)] if obj else []
         objects = _split_list(raw_obj) if rule.listy else [raw_obj]
         out = []
         for piece in objects:
@@ -427,19 +583,23 @@ class RuleExtractor(Extractor):
                 obj = _strip_named(obj)
             if not obj and not allow_empty:
                 continue
-            if obj in lx.PRONOUNS or (obj in lx.TRANSIENT) or (obj and obj.split()[-1] in lx.TRANSIENT and rule.predicate == "has"):
+            head = re.split(r"\s+(?:about|in|for|with|at|on|of|to|from)\s+", obj)[0].split()[-1:] if obj else []
+            if obj in lx.PRONOUNS or obj in lx.TRANSIENT or (
+                    head and head[0] in lx.TRANSIENT and rule.predicate in ("has", "owns", "is interested in")):
                 continue
             if obj and not _acceptable(rule.predicate, piece.strip(), obj):
                 continue
-            predicate, etype, kind, text = self._specialise(rule, obj)
+            predicate, etype, kind, text, obj = self._specialise(rule, obj)
             if predicate is None:
                 continue
             mode = rule.mode
             valid_at = valid_until = None
             if phrase and mode in ("change", "future", "ended", "end"):
                 valid_at = phrase.when
-            if phrase and mode == "present" and rule.predicate in ("is learning", "owns", "has", "uses", "is a member of"):
-                valid_at = phrase.when if phrase.direction == "past" else None
+            if phrase and mode == "present" and phrase.direction == "past" and (
+                    phrase.kind in ("since", "for_n") or rule.predicate in ("is learning", "owns", "has", "uses",
+                                                                          "is a member of")):
+                valid_at = phrase.when
             if mode == "future" and (valid_at is None or valid_at <= at):
                 valid_at = None if valid_at is None else valid_at  # a "future" verb with no future date is now
             if qualifier and rule.mode == "present" and valid_at is None and not text.endswith(qualifier):
@@ -465,14 +625,12 @@ class RuleExtractor(Extractor):
             else:
                 etype = "TOPIC"
         elif predicate == "prefers":
-            head = obj.split()[-1] if obj else ""
-            tail2 = " ".join(obj.split()[-2:])
-            setting = tail2 if tail2 in lx.SETTING_NOUNS else head if head in lx.SETTING_NOUNS else None
-            if setting:
-                predicate, text = f"prefers {setting}", f"user prefers {obj}"
-            elif re.search(r"\b(?:over|to|than)\b", obj):
+            if re.search(r"\s(?:over|to|than)\s", obj):
                 text = f"user prefers {obj}"
                 obj = re.split(r"\s+(?:over|to|than|rather than)\s+", obj)[0]
+            setting = _setting_slot(obj)
+            if setting:
+                predicate, text = f"prefers {setting}", text or f"user prefers {obj}"
             etype = None
         elif predicate in ("likes", "dislikes", "enjoys", "is interested in", "has", "owns", "uses"):
             etype = _type_of(obj, etype or "THING")
@@ -483,11 +641,11 @@ class RuleExtractor(Extractor):
         if predicate == "has" and (obj in lx.CONDITIONS):
             predicate, etype = "has condition", None
         if predicate in ("lives in", "is from", "works at") and obj in ("home", "here", "there", "work"):
-            return None, None, None, None
+            return None, None, None, None, obj
         if predicate == "does" and not obj:
             obj = ""
         text = text or f"user {predicate} {obj}".strip()
-        return predicate, etype, kind, text
+        return predicate, etype, kind, text, obj
 
     def _cand(self, predicate, obj, kind, etype, at, clause, text=None, mode="present") -> Candidate:
         return Candidate(
@@ -496,6 +654,9 @@ class RuleExtractor(Extractor):
             confidence=0.9 if mode != "end" else 0.85, source_quote=clause, ends=(mode == "end"))
 
 
+_GERUNDS = {"eating": "eat", "drinking": "drink", "smoking": "smoke", "vaping": "vape", "driving": "drive",
+            "using": "use", "running": "run", "gambling": "gamble", "taking": "take", "having": "have",
+            "biting": "bite", "dating": "date", "shopping": "shop", "swimming": "swim"}
 _NOT_NAMES = frozenset("""fine good ok okay great tired sorry here back home ready done busy sure happy
  sad new hungry english american british german french spanish italian i""".split())
 _DURABLE_VERBS = frozenset("""eat drink smoke drive own use like enjoy watch play speak drink cook
@@ -505,6 +666,40 @@ _DURABLE_VERBS = frozenset("""eat drink smoke drive own use like enjoy watch pla
 def _expand_case(sentence: str) -> str:
     """The sentence with contractions expanded but capitals kept (to spot names)."""
     return sentence
+
+
+_SETTING_VALUES = {"dark": "theme", "light": "theme", "metric": "units", "imperial": "units", "celsius": "units",
+                   "fahrenheit": "units", "24-hour": "time format", "12-hour": "time format"}
+_SETTING_SLOTS = {"mode": "theme", "theme": "theme", "color scheme": "theme", "colour scheme": "theme",
+                  "appearance": "theme", "unit": "units", "units": "units", "temperature unit": "units",
+                  "font": "font", "font size": "font size", "language": "language", "layout": "layout",
+                  "keyboard layout": "keyboard layout", "editor": "editor", "currency": "currency",
+                  "time zone": "time zone", "timezone": "time zone", "date format": "date format",
+                  "notifications": "notifications", "voice": "voice", "tone": "tone",
+                  "response length": "response length", "answers": "answer style", "replies": "answer style"}
+
+
+def _dated(cands: list[Candidate], rule: Rule, phrase) -> list[Candidate]:
+    """Give every fact split off one clause the clause's date (a change or plan)."""
+    if phrase is not None and rule.mode in ("change", "future", "ended", "end"):
+        for c in cands:
+            if c.valid_at is None:
+                c.valid_at = phrase.when
+    return cands
+
+
+def _setting_slot(obj: str) -> str | None:
+    """The one-value slot a preference fills: "dark mode" and "light theme" share "theme"."""
+    words = obj.split()
+    if not words:
+        return None
+    for n in (2, 1):
+        tail = " ".join(words[-n:])
+        if tail in _SETTING_SLOTS and len(words) > n - 1:
+            return _SETTING_SLOTS[tail]
+    if words[0] in _SETTING_VALUES:
+        return _SETTING_VALUES[words[0]]
+    return None
 
 
 def _is_name(word: str, original: str) -> bool:
@@ -533,7 +728,18 @@ def _split_list(raw: str) -> list[str]:
 
 _CUT = re.compile(r"\s*[-\u2013\u2014]+\s+|\s*[:;]\s+|,\s+(?=(?:the|it|it's|its|they|they're|that|this|which|so|but|"
                   r"because|plus|and i|i|we|you|he|she|there|what|how|especially|though|although|"
-                  r"since|cause|as)\b)|\s+(?:like|such as|including|especially|except)\s+")
+                  r"since|cause|as|yes|yeah|no|well|ok|okay|lol|haha|honestly|anyway)\b)"
+                  r"|\s+(?:like|such as|including|especially|except)\s+"
+                  r"|\s+with (?:my|our|his|her|their|a|some|friends|family|the family|roommates|kids)\b"
+                  r"|\s+(?:to|for) (?:work|school|fun|a living|my birthday|christmas|our anniversary|my \w+day)\b"
+                  r"|\s+(?:for|from) (?:my|our|his|her|their)\b"
+                  r"|\s+on (?:(?:the )?weekends?|weekdays|(?:mon|tues|wednes|thurs|fri|satur|sun)days)\b"
+                  r"|\s+in (?:a|an|my|our) (?:band|team|choir|club|group|league|orchestra)\b"
+                  r"|\s+(?:before|after|until|while) \w+ing\b")
+_GENERIC_PLACE = re.compile(r"^(?:(?:a|an|the|my|our) )?(?:(?:small|big|tiny|little|nice|new|old|shared|studio|one-bedroom|two-bedroom|rented|"
+                            r"quiet|cozy|cosy) )*(?:flat|house|apartment|town|village|city|place|suburb|"
+                            r"neighbou?rhood|condo|room|cottage|farm|area|part|bungalow|houseboat) "
+                            r"(?:in|of|near|outside|just outside|on the outskirts of) (?P<x>.+)$")
 _BAD_START = frozenset("""how what when where why who whom whether that this these those your his her their
  it its it's them they being seeing hearing watching not never always just already had been ever also
  really some any no one ones way thing things stuff ton lot bunch bit more most much to so very too
