@@ -8,6 +8,7 @@ import argparse
 import json
 import sys
 import time
+from datetime import datetime, timezone
 
 from .errors import KenningError
 
@@ -30,9 +31,10 @@ def _memory(args):
 def cmd_demo(args) -> int:
     from .memory import Memory
 
-    mem = Memory(args.db or ":memory:")
-    dataset = args.dataset
-    print(f"kenning demo: store {args.db or ':memory:'}, dataset {dataset!r}\n")
+    mem = Memory(args.db)
+    dataset = args.dataset or f"demo-{datetime.now(timezone.utc):%Y%m%d-%H%M%S}"
+    where = getattr(mem.store, "path", args.db)
+    print(f"kenning demo: store {where}, dataset {dataset!r}\n")
     started = time.perf_counter()
     for at, text in DEMO:
         r = mem.add(text, dataset=dataset, at=at)
@@ -91,7 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = ap.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("demo", help="ingest a short conversation and print the facts, history and recall")
-    p.add_argument("--dataset", default="demo")
+    p.add_argument("--dataset", default=None, help="default: a new demo-<time> dataset")
     p.set_defaults(func=cmd_demo)
 
     p = sub.add_parser("add", help="add one message said by the user")

@@ -7,6 +7,7 @@ numbers) so no provider can hand the store a truncated or NaN vector.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 
@@ -62,15 +63,18 @@ class CachedEmbedder(Embedder):
         self.dim = inner.dim
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._size = size
+        self._lock = threading.Lock()
 
     def _embed(self, texts: list[str]) -> np.ndarray:
-        missing = [t for t in dict.fromkeys(texts) if t not in self._cache]
+        with self._lock:
+            found = {t: self._cache[t] for t in texts if t in self._cache}
+        missing = [t for t in dict.fromkeys(texts) if t not in found]
         if missing:
-            for text, vec in zip(missing, self.inner.embed_batch(missing)):
-                self._cache[text] = vec
-                if len(self._cache) > self._size:
-                    self._cache.popitem(last=False)
-        out = np.stack([self._cache[t] for t in texts])
-        for t in texts:
-            self._cache.move_to_end(t)
-        return out
+            found.update(zip(missing, self.inner.embed_batch(missing)))
+        with self._lock:
+            for t in texts:
+                self._cache[t] = found[t]
+                self._cache.move_to_end(t)
+            while len(self._cache) > self._size:
+                self._cache.popitem(last=False)
+        return np.stack([found[t] for t in texts])
