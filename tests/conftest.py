@@ -14,7 +14,7 @@ from datetime import datetime, timezone
 import numpy as np
 import pytest
 
-from kenning import Embedder, Memory, Scope, Settings
+from kenning import Embedder, Memory, Settings
 
 
 @pytest.fixture(autouse=True)
@@ -47,11 +47,6 @@ def mem(local_embedder):
 @pytest.fixture
 def db_path(tmp_path):
     return tmp_path / "k.db"
-
-
-@pytest.fixture
-def scope():
-    return Scope("default", "default", "sam")
 
 
 @pytest.fixture

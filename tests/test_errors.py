@@ -3,7 +3,7 @@ and a refused write stores nothing."""
 from __future__ import annotations
 
 import inspect
-from datetime import datetime, timedelta, timezone
+from datetime import timedelta
 
 import pytest
 
