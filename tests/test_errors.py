@@ -103,9 +103,6 @@ def test_bad_time_is_refused(mem, value):
     _nothing_stored(mem)
 
 
-@pytest.mark.xfail(reason="BUG: errors.py documents InvalidTime for 'a time that ... lies in the future', but "
-                          "Memory.add accepts at=2099-01-01 and stores a fact that only becomes live in 2099",
-                   strict=True)
 def test_message_time_in_the_future_is_refused(mem, now):
     with pytest.raises(InvalidTime):
         mem.add("I live in Berlin.", "sam", at=now + timedelta(days=365 * 70))
@@ -207,9 +204,6 @@ def test_list_facts_limit_must_be_an_integer(mem, limit):
         mem.list_facts("sam", limit=limit)
 
 
-@pytest.mark.xfail(reason="BUG: Memory.recall converts limit with int() before checking it, so limit=None raises "
-                          "TypeError and limit='abc' a bare ValueError, neither a KenningError (list_facts raises "
-                          "InputError for the same values)", strict=True)
 @pytest.mark.parametrize("limit", [None, "abc"])
 def test_recall_limit_must_be_an_integer(mem, limit):
     with pytest.raises(InputError):

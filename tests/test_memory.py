@@ -214,9 +214,6 @@ def test_recall_items_trace_to_their_message(mem):
 
 # -- entity filter edge cases -------------------------------------------------------------------
 
-@pytest.mark.xfail(reason="BUG: SQLiteStore.list_facts matches aliases with LIKE '%\"<name>\"%' on json.dumps "
-                          "output, which escapes non-ASCII (\"z\\u00fcrich\"), so list_facts(entity='zürich') finds "
-                          "nothing although 'zürich' is an alias of the entity 'zurich'", strict=True)
 def test_entity_filter_finds_a_non_ascii_alias(mem):
     mem.add("I live in Zurich.", "sam", at=at(0))
     (entity,) = mem.list_entities("sam")
@@ -226,8 +223,6 @@ def test_entity_filter_finds_a_non_ascii_alias(mem):
     assert objects(mem.list_facts("sam", entity="zürich")) == ["zurich"]
 
 
-@pytest.mark.xfail(reason="BUG: the entity filter's LIKE pattern does not escape wildcards, so "
-                          "list_facts(entity='%') returns the facts of every entity that has an alias", strict=True)
 def test_entity_filter_treats_wildcards_literally(mem):
     mem.add("I'm looking at the Toyota Corolla Hybrid.", "sam", at=at(0))
     mem.add("yeah the corola hybrid looks great", "sam", at=at(1))

@@ -104,10 +104,6 @@ def test_older_backfilled_message_does_not_supersede_the_newer_value(mem):
     assert objects(live(mem, "sam", as_of=at(50))) == ["berlin"]
 
 
-@pytest.mark.xfail(reason="BUG: write.py _decide skips every old value with old.valid_at > at as 'a future value "
-                          "already planned' without closing the backfilled fact, so a message older than the live "
-                          "value leaves two live values in a one-value slot (Berlin and Lisbon both live)",
-                   strict=True)
 def test_backfilled_value_becomes_history_ending_where_the_newer_starts(mem):
     mem.add("I live in Lisbon.", "sam", at=at(100))
     mem.add("I live in Berlin.", "sam", at=at(0))
@@ -208,10 +204,6 @@ def test_used_to_is_history_not_a_live_fact(mem):
     assert objects(history(mem, "sam")) == ["madrid"]
 
 
-@pytest.mark.xfail(reason="BUG: write.py _decide treats the ended candidate ('I used to live in Madrid', "
-                          "valid_until=at) as a duplicate of the open live 'lives in madrid' fact "
-                          "(same.valid_until is None), so the old fact never ends and Madrid stays live",
-                   strict=True)
 def test_used_to_ends_a_live_fact_of_the_same_value(mem):
     mem.add("I live in Madrid.", "sam", at=at(0))
     mem.add("I used to live in Madrid.", "sam", at=at(30))

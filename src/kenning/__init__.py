@@ -1,7 +1,7 @@
 """kenning: long-term memory for AI assistants."""
 from .config import Settings
 from .embed.base import Embedder
-from .errors import (ConfigError, DimensionMismatch, DuplicateFact, EmbeddingError, EmptyText, ExtractionError,
+from .errors import (Conflict, ConfigError, DimensionMismatch, DuplicateFact, EmbeddingError, EmptyText, ExtractionError,
                      InputError, InvalidScope, InvalidTime, KenningError, MigrationError, NonFiniteVector,
                      NotFound, StoreError, TextTooLarge)
 from .extract.base import Candidate, Extractor
@@ -14,5 +14,5 @@ __all__ = [
     "Memory", "Settings", "Fact", "Entity", "Episode", "AddResult", "FactPage", "Scope", "RecallResult",
     "RecallItem", "Candidate", "Extractor", "Embedder", "KenningError", "InputError", "TextTooLarge",
     "EmptyText", "InvalidTime", "InvalidScope", "EmbeddingError", "DimensionMismatch", "NonFiniteVector",
-    "NotFound", "ExtractionError", "ConfigError", "StoreError", "MigrationError", "DuplicateFact",
+    "NotFound", "Conflict", "ExtractionError", "ConfigError", "StoreError", "MigrationError", "DuplicateFact",
 ]

@@ -10,6 +10,7 @@
     │   ├── DimensionMismatch      vector size differs from the store's
     │   └── NonFiniteVector        NaN or infinity in a vector
     ├── NotFound                   an id that does not exist in this dataset (KeyError too)
+    ├── Conflict                   the write contradicts what is stored (a reused message id)
     ├── ExtractionError            an extractor failed or returned unusable output
     ├── ConfigError                a setting or URL cannot be used
     └── StoreError                 the database failed
@@ -60,6 +61,10 @@ class NonFiniteVector(EmbeddingError):
 class NotFound(KenningError, KeyError):
     def __str__(self) -> str:  # KeyError quotes its message; keep it readable
         return str(self.args[0]) if self.args else "not found"
+
+
+class Conflict(KenningError):
+    pass
 
 
 class ExtractionError(KenningError):

@@ -126,9 +126,11 @@ class Memory:
         """The facts that answer ``query``, ranked, with a context block for the prompt."""
         if not isinstance(query, str) or not query.strip():
             raise InputError("query is empty; pass the question or the user's message")
-        if not 1 <= int(limit) <= 100:
-            raise InputError(f"limit must be between 1 and 100, not {limit}")
-        return self._reader.recall(self._scope(dataset, project, environment), query, limit=int(limit), budget=budget)
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 100:
+            raise InputError(f"limit must be an integer from 1 to 100, not {limit!r}")
+        if budget is not None and (isinstance(budget, bool) or not isinstance(budget, int) or budget < 1):
+            raise InputError(f"budget must be a positive number of characters, not {budget!r}")
+        return self._reader.recall(self._scope(dataset, project, environment), query, limit=limit, budget=budget)
 
     def list_facts(self, dataset: str, q: str | None = None, limit: int = 50, offset: int = 0,
                    include_invalidated: bool = False, as_of: datetime | str | None = None,

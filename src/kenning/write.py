@@ -19,12 +19,15 @@ from . import predicates as preds
 from . import timeutil
 from .config import Settings
 from .embed.base import Embedder
-from .errors import DuplicateFact, EmptyText, InputError, TextTooLarge
+from datetime import timedelta
+
+from .errors import Conflict, DuplicateFact, EmptyText, InputError, InvalidTime, TextTooLarge
 from .extract.base import Candidate, Extractor
 from .model import ENTITY_TYPES, FACT_KINDS, MAX_OBJECT_CHARS, AddResult, Entity, Episode, Fact, Scope
 from .store.base import Store
 
 ROLES = ("user", "assistant", "system", "tool")
+FUTURE_SKEW = timedelta(days=1)  # clocks differ; a message from next year is a bug
 
 
 def embed_text(predicate: str, obj: str, text: str, object_is_entity: bool) -> str:
@@ -76,6 +79,9 @@ class WritePipeline:
         if role not in ROLES:
             raise InputError(f"role must be one of {', '.join(ROLES)}, not {role!r}")
         at = timeutil.to_utc(at, field="at") or timeutil.now()
+        if at > timeutil.now() + FUTURE_SKEW:
+            raise InvalidTime(f"message time {at.isoformat()} lies in the future; pass when the message was "
+                              "said (default: now)")
         if role != "user":
             return AddResult(status="skipped", reason="skipped_non_user_turn")
         if client_ref is not None:
@@ -87,7 +93,8 @@ class WritePipeline:
         plans, rejected = self._normalise(candidates, at)
         vectors = self._prefetch(scope, plans)
         episode_id = message_id or f"ep_{uuid.uuid4().hex}"
-        result = AddResult(status="skipped", candidates_extracted=len(candidates), episode_id=episode_id,
+        result = AddResult(status="skipped", candidates_extracted=len(candidates),
+                           episode_id=None if temporary else episode_id,
                            rejections=rejected, candidates_rejected=len(rejected))
         with self.store.transaction(scope):
             if client_ref is not None:
@@ -95,6 +102,10 @@ class WritePipeline:
                 if earlier is not None:
                     return self._already(scope, earlier)
             if not temporary:
+                known = self.store.get_episode(scope, episode_id)
+                if known is not None and known.content != text:
+                    raise Conflict(f"message_id {episode_id!r} already names a different message in this dataset; "
+                                   "use a new message_id for a new message")
                 self.store.insert_episode(scope, Episode(
                     episode_id=episode_id, role=role, content=text, chat=chat, at=at, created_at=timeutil.now()))
             for plan in plans:
@@ -200,6 +211,11 @@ class WritePipeline:
             self.store.update_fact(scope, same.fact_id, valid_until=max(plan.valid_at, same.valid_at))
             plan.outcome, plan.fact_id = "updated", same.fact_id
             return
+        if same is not None and same.valid_until is None and plan.valid_until is not None and plan.valid_until <= at:
+            # "I used to live in Madrid" while Madrid is live: that value has ended.
+            self.store.update_fact(scope, same.fact_id, valid_until=max(plan.valid_until, same.valid_at))
+            plan.outcome, plan.fact_id = "updated", same.fact_id
+            return
         if same is not None and (same.valid_until is None or plan.valid_until is not None):
             plan.outcome, plan.fact_id = "deduped", same.fact_id
             return
@@ -215,10 +231,9 @@ class WritePipeline:
             others.append(same)  # an ended value coming back: the open fact replaces it
         if plan.valid_until is None:
             for old in others:
-                if plan.valid_at < old.valid_at and old.valid_at > at:
-                    continue  # a future value already planned stays; ours holds until then
                 if plan.valid_at < old.valid_at:
-                    plan.valid_until = old.valid_at   # we learnt an older value: it is history
+                    # An older value, or one that holds until a planned change: it ends where the other starts.
+                    plan.valid_until = min(plan.valid_until or old.valid_at, old.valid_at)
                     continue
                 contradicted.append(old)
         for old in contradicted:

@@ -354,9 +354,6 @@ def test_wrong_dimension_is_refused_everywhere(store, bad):
     assert store.entities(SAM) == []
 
 
-@pytest.mark.xfail(reason="BUG: SQLiteStore._check uses check_vectors, which accepts any (n, dim) array, so "
-                   "insert_fact/set_fact_vector store a 2x8 array as one fact's 16-float vector; live_matrix then "
-                   "reshapes every vector of the dataset wrongly", strict=True)
 def test_one_fact_takes_exactly_one_vector(store):
     two_rows = np.stack([unit(1), unit(2)])
     with pytest.raises(DimensionMismatch):

@@ -250,7 +250,7 @@ class SQLiteStore(Store):
     def insert_entity(self, scope: Scope, entity: Entity, vector: np.ndarray | None) -> None:
         self._check(vector)
         self._q("INSERT INTO entities VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (*scope, entity.entity_id, entity.name, entity.type, json.dumps(entity.aliases),
+                (*scope, entity.entity_id, entity.name, entity.type, json.dumps(entity.aliases, ensure_ascii=False),
                  _blob(vector), timeutil.dump(entity.created_at)))
 
     def add_alias(self, scope: Scope, entity_id: str, alias: str) -> None:
@@ -261,7 +261,7 @@ class SQLiteStore(Store):
             if alias not in aliases:
                 aliases.append(alias)
                 self._q("UPDATE entities SET aliases=? WHERE project=? AND environment=? AND dataset=? AND entity_id=?",
-                        (json.dumps(aliases), *scope, entity_id))
+                        (json.dumps(aliases, ensure_ascii=False), *scope, entity_id))
 
     # -- facts ---------------------------------------------------------------------------
     def _check(self, vector):
@@ -269,6 +269,8 @@ class SQLiteStore(Store):
             dim = self.embedding_dim()
             if dim is None:
                 raise DimensionMismatch("the store has no embedding model recorded; call check_embedding_model first")
+            if np.ndim(vector) != 1:
+                raise DimensionMismatch(f"expected one {dim}-dimensional vector, got an array of shape {np.shape(vector)}")
             check_vectors(vector, dim)
 
     def insert_fact(self, scope: Scope, fact: Fact, embed_text: str, vector: np.ndarray | None,
@@ -344,10 +346,14 @@ class SQLiteStore(Store):
             where.append(LIVE_NOW)
             params["t"] = timeutil.dump(timeutil.now())
         if query.entity:
-            where.append("f.entity_id IN (SELECT entity_id FROM entities WHERE project = :p AND environment = :e"
-                         " AND dataset = :d AND (name = :ent OR entity_id = :ent OR aliases LIKE :entlike))")
-            params["ent"] = query.entity.strip().lower()
-            params["entlike"] = f'%"{query.entity.strip().lower()}"%'
+            key = query.entity.strip().lower()
+            ids = [e.entity_id for e in self.entities(scope)
+                   if key in (e.name, e.entity_id.lower()) or key in (a.lower() for a in e.aliases)]
+            if not ids:
+                return [], 0
+            marks = ", ".join(f":ent{i}" for i in range(len(ids)))
+            where.append(f"f.entity_id IN ({marks})")
+            params.update({f"ent{i}": v for i, v in enumerate(ids)})
         if query.q:
             fts = _fts_query(query.q)
             if fts is None:
