@@ -58,9 +58,6 @@ def test_every_dataset_method_takes_project_and_environment(method):
         assert name in params and params[name].default is None, (method, name)
 
 
-@pytest.mark.xfail(reason="BUG (contract): DESIGN.md says every method also takes project= and environment=, but "
-                          "Memory.embed_pending(batch) takes neither and always fills every tenant's facts",
-                   strict=True)
 def test_embed_pending_takes_project_and_environment():
     params = inspect.signature(Memory.embed_pending).parameters
     assert "project" in params and "environment" in params

@@ -429,3 +429,29 @@ def test_embed_pending_needs_an_embedder():
     with Memory(":memory:", embedder=None) as mem:
         with pytest.raises(ConfigError):
             mem.embed_pending()
+
+
+def test_embed_pending_fills_entities_so_later_typos_resolve(tmp_path):
+    """Entities written without an embedder get vectors later, like facts."""
+    from kenning import Memory
+
+    url = f"sqlite:///{tmp_path}/k.db"
+    with Memory(url, embedder=None) as plain:
+        plain.add("I'm looking at the Toyota Corolla Hybrid.", dataset="sam", at="2026-08-16T09:00:00Z")
+        assert plain.store.pending_entities(10)
+    with Memory(url) as mem:
+        assert mem.embed_pending(project="default", environment="default") >= 1
+        assert mem.store.pending_entities(10) == []
+        assert mem.store.pending_facts(10) == []
+
+
+def test_embed_pending_of_one_project_leaves_the_others(tmp_path):
+    from kenning import Memory
+
+    url = f"sqlite:///{tmp_path}/k.db"
+    with Memory(url, embedder=None) as plain:
+        plain.add("I live in Oslo.", dataset="sam", project="a")
+        plain.add("I live in Rome.", dataset="sam", project="b")
+    with Memory(url) as mem:
+        assert mem.embed_pending(project="a") == 1
+        assert [s.project for s, _, _ in mem.store.pending_facts(10)] == ["b"]

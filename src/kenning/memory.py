@@ -102,22 +102,30 @@ class Memory:
         return self._writer.add(self._scope(dataset, project, environment), text, at=at, role=role,
                                 client_ref=client_ref, chat=chat, message_id=message_id, temporary=temporary)
 
-    def embed_pending(self, batch: int = 256) -> int:
-        """Compute vectors for facts stored without one; returns how many were written."""
+    def embed_pending(self, batch: int = 256, *, project: str | None = None,
+                      environment: str | None = None) -> int:
+        """Compute vectors for facts (and entities) stored without one; returns how many facts got one.
+
+        Without ``project``/``environment`` every tenant of the store is filled: this is
+        maintenance of the store, not a read of anyone's data.
+        """
         if self.embedder is None:
             raise ConfigError("no embedder configured; create Memory(embedder='local') to fill vectors")
+        if not isinstance(batch, int) or batch < 1:
+            raise InputError(f"batch must be a positive integer, not {batch!r}")
+        self._fill(self.store.pending_entities, self.store.set_entity_vector, batch, project, environment)
+        return self._fill(self.store.pending_facts, self.store.set_fact_vector, batch, project, environment)
+
+    def _fill(self, pending_of, write, batch: int, project, environment) -> int:
         written = 0
         while True:
-            pending = self.store.pending_facts(batch)
+            pending = pending_of(batch, project, environment)
             if not pending:
                 return written
             vectors = self.embedder.embed_batch([text for _, _, text in pending])
-            wrote_any = False
-            for (scope, fact_id, text), vec in zip(pending, vectors):
-                if self.store.set_fact_vector(scope, fact_id, text, vec):
-                    written += 1
-                    wrote_any = True
-            if not wrote_any:
+            wrote = sum(write(scope, key, text, vec) for (scope, key, text), vec in zip(pending, vectors))
+            written += wrote
+            if not wrote:  # every text changed under us: stop rather than spin
                 return written
 
     # -- read ------------------------------------------------------------------------

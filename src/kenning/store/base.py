@@ -113,8 +113,18 @@ class Store(ABC):
 
     # -- embeddings filled later -----------------------------------------------------
     @abstractmethod
-    def pending_facts(self, limit: int) -> list[tuple[Scope, str, str]]:
-        """(scope, fact_id, embed_text) of facts without a vector."""
+    def pending_facts(self, limit: int, project: str | None = None,
+                      environment: str | None = None) -> list[tuple[Scope, str, str]]:
+        """(scope, fact_id, embed_text) of facts without a vector, optionally of one tenant."""
+
+    @abstractmethod
+    def pending_entities(self, limit: int, project: str | None = None,
+                         environment: str | None = None) -> list[tuple[Scope, str, str]]:
+        """(scope, entity_id, name) of entities without a vector."""
+
+    @abstractmethod
+    def set_entity_vector(self, scope: Scope, entity_id: str, name: str, vector: np.ndarray) -> bool:
+        """Write an entity's vector only if its name is still ``name``."""
 
     @abstractmethod
     def set_fact_vector(self, scope: Scope, fact_id: str, embed_text: str, vector: np.ndarray) -> bool:

@@ -406,10 +406,27 @@ class SQLiteStore(Store):
         self._writes[scope] = self._writes.get(scope, 0) + 1
 
     # -- pending embeddings --------------------------------------------------------------
-    def pending_facts(self, limit: int) -> list[tuple[Scope, str, str]]:
-        rows = self._q("SELECT project, environment, dataset, fact_id, embed_text FROM facts"
-                       " WHERE embedding IS NULL ORDER BY rowid LIMIT ?", (limit,))
+    def pending_facts(self, limit: int, project: str | None = None,
+                      environment: str | None = None) -> list[tuple[Scope, str, str]]:
+        rows = self._q("SELECT project, environment, dataset, fact_id, embed_text FROM facts WHERE embedding IS NULL"
+                       " AND (:p IS NULL OR project = :p) AND (:e IS NULL OR environment = :e) ORDER BY rowid LIMIT :n",
+                       {"p": project, "e": environment, "n": limit})
         return [(Scope(r[0], r[1], r[2]), r[3], r[4]) for r in rows]
+
+    def pending_entities(self, limit: int, project: str | None = None,
+                         environment: str | None = None) -> list[tuple[Scope, str, str]]:
+        rows = self._q("SELECT project, environment, dataset, entity_id, name FROM entities WHERE embedding IS NULL"
+                       " AND (:p IS NULL OR project = :p) AND (:e IS NULL OR environment = :e)"
+                       " ORDER BY created_at LIMIT :n", {"p": project, "e": environment, "n": limit})
+        return [(Scope(r[0], r[1], r[2]), r[3], r[4]) for r in rows]
+
+    def set_entity_vector(self, scope: Scope, entity_id: str, name: str, vector: np.ndarray) -> bool:
+        self._check(vector)
+        with self._lock:
+            cur = self._db.execute(
+                "UPDATE entities SET embedding=? WHERE project=? AND environment=? AND dataset=? AND entity_id=?"
+                " AND name=?", (_blob(vector), *scope, entity_id, name))
+            return cur.rowcount == 1
 
     def set_fact_vector(self, scope: Scope, fact_id: str, embed_text: str, vector: np.ndarray) -> bool:
         self._check(vector)
