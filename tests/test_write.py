@@ -82,10 +82,6 @@ def test_planned_move_keeps_the_old_city_live_until_it_happens(mem, now):
     assert {f.object for f in history(mem, "sam")} == {"berlin", "paris"}
 
 
-@pytest.mark.xfail(reason="BUG: rules.py resolves a date for the 'change' rule (am moving / will move to X) "
-                          "with tense='past', so 'in December' said on 15 October resolves to December of the "
-                          "PREVIOUS year; Paris is then filed as old history and never becomes live",
-                   strict=True)
 def test_future_move_in_a_named_month(mem, now):
     october = datetime(now.year - 1, 10, 15, 10, tzinfo=timezone.utc)
     mem.add("I live in Berlin.", "sam", at=october - timedelta(days=30))

@@ -24,13 +24,13 @@ PATTERNS = [
     ("next", r"\bnext (?P<unit>day|week|month|year|weekend)\b"),
     ("in_n", rf"\bin {_NUM} (?P<unit>day|week|month|year)s?\b"),
     ("for_n", rf"\bfor (?:the (?:past|last) )?{_NUM} (?P<unit>day|week|month|year)s?\b"),
-    ("weekday", r"\b(?P<prep>last|next|this|on|since) (?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b"),
+    ("weekday", r"\b(?P<prep>last|next|this|on|since|starting|from) (?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b"),
     ("yesterday", r"\byesterday\b"),
     ("tomorrow", r"\btomorrow\b"),
     ("today", r"\b(?:today|tonight|this morning|right now)\b"),
     ("since_year", r"\bsince (?P<year>(?:19|20)\d\d)\b"),
     ("month_day", rf"\b(?:on |in |since |by )?{_MONTH} (?P<day>\d{{1,2}})(?:st|nd|rd|th)?(?:,? (?P<year>(?:19|20)\d\d))?\b"),
-    ("month", rf"\b(?P<prep>in|since|by|from|this|last|next|until) {_MONTH}(?: (?P<year>(?:19|20)\d\d))?\b"),
+    ("month", rf"\b(?P<prep>in|since|by|from|this|last|next|until|starting(?: in)?) {_MONTH}(?: (?P<year>(?:19|20)\d\d))?\b"),
     ("year", r"\b(?:in|since|from) (?P<year>(?:19|20)\d\d)\b"),
 ]
 _COMPILED = [(name, re.compile(rx, re.I)) for name, rx in PATTERNS]
@@ -101,8 +101,8 @@ def _resolve(name: str, m: re.Match, at: datetime, tense: str):
     if g.get("year"):
         year = int(g["year"])
     else:
-        want_past = prep in ("since", "last", "from") or tense == "past"
-        want_future = prep in ("next", "by", "until") or tense == "future"
+        want_past = prep in ("since", "last", "from") or (tense == "past" and not prep.startswith("starting"))
+        want_future = prep in ("next", "by", "until") or prep.startswith("starting") or tense == "future"
         year = at.year
         candidate = _safe(at, year, month, day)
         if want_past and candidate > at:

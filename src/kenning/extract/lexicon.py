@@ -40,7 +40,9 @@ DIETS = _words("vegetarian, vegan, pescatarian, keto, paleo, omnivore, carnivore
 TRAITS = _words("""vegetarian, vegan, pescatarian, diabetic, left-handed, right-handed, colorblind,
  introvert, extrovert, introverted, extroverted, retired, pregnant, unemployed, self-employed,
  lactose intolerant, gluten intolerant, celiac, deaf, blind, married, single, divorced, engaged,
- widowed, a morning person, a night owl, an early bird, a night person""")
+ widowed, a morning person, a night owl, an early bird, a night person, transgender, trans,
+ transgender woman, transgender man, trans woman, trans man, non-binary, nonbinary, gay, lesbian, bisexual,
+ queer, asexual, autistic, neurodivergent, dyslexic, vegetarian""")
 RELATIONSHIP_STATUS = _words("married, single, divorced, engaged, widowed, separated")
 RELATIVES = {
     "wife": "wife", "husband": "husband", "partner": "partner", "girlfriend": "girlfriend",
@@ -90,3 +92,14 @@ DEMONYMS = _words("""american, british, english, scottish, welsh, irish, canadia
  iranian, iraqi, syrian, lebanese, israeli, palestinian, jordanian, saudi, emirati, egyptian, moroccan,
  algerian, tunisian, nigerian, ghanaian, kenyan, ethiopian, somali, ugandan, tanzanian, rwandan,
  south african, zimbabwean, australian, kiwi, new zealander, jamaican, haitian, puerto rican, dominican""")
+# Things one gets or buys that do not make a durable possession ("I got a parking ticket").
+ACQUIRED_TRANSIENT = _words("""groceries, snacks, snack, lunch, dinner, breakfast, brunch, coffee, drinks, drink,
+ takeout, takeaway, gas, petrol, fuel, ticket, tickets, fine, haircut, text, email, emails, message, messages,
+ reply, cold, flu, sunburn, refund, discount, bill, receipt, notification, ride, lift, delivery, package,
+ parcel, gift, gifts, present, presents, flowers, medicine, supplies, souvenirs, souvenir, covid, headache,
+ stuff, things, something, food, treat, treats, sandwich, burrito, pizza, coupon, voucher, quote, invoice,
+ parking ticket, speeding ticket, vaccine, shot, booster, cavity, filling, massage, manicure, tan""")
+# People one visits rather than places ("I visited my parents").
+PEOPLE = _words("""parents, grandparents, family, friends, folks, relatives, in-laws, doctor, dentist, vet,
+ therapist, cousins, kids, grandkids, neighbors, neighbours, boyfriend, girlfriend, partner, mom, dad, mum,
+ grandma, grandpa, aunt, uncle, sister, brother, son, daughter, friend, colleagues, coworkers, team""")

@@ -26,23 +26,25 @@ from .base import Candidate, Extractor
 _CONTRACTIONS = [
     (r"\bi'm\b", "i am"), (r"\bim\b", "i am"), (r"\bi've\b", "i have"), (r"\bi'd\b", "i would"),
     (r"\bi'll\b", "i will"), (r"\bwe're\b", "we are"), (r"\bwe've\b", "we have"),
-    (r"\bwe'll\b", "we will"), (r"\bmy wife's\b", "my wife is"), (r"\bmy husband's\b", "my husband is"), (r"\bdon't\b", "do not"), (r"\bdont\b", "do not"),
+    (r"\bwe'll\b", "we will"), (r"\bmy wife's\b(?! name)", "my wife is"), (r"\bmy husband's\b(?! name)", "my husband is"), (r"\bdon't\b", "do not"), (r"\bdont\b", "do not"),
     (r"\bdoesn't\b", "does not"), (r"\bdidn't\b", "did not"), (r"\bcan't\b", "cannot"),
     (r"\bcant\b", "cannot"), (r"\bwon't\b", "will not"), (r"\bisn't\b", "is not"),
     (r"\baren't\b", "are not"), (r"\bwasn't\b", "was not"), (r"\bhaven't\b", "have not"),
     (r"\bhasn't\b", "has not"), (r"\bnever ever\b", "never"), (r"\bgonna\b", "going to"),
-    (r"\bwanna\b", "want to"), (r"\bfavourite\b", "favorite"),
+    (r"\bwanna\b", "want to"), (r"\bfavourite\b", "favorite"), (r"\bw/(?=\s|\w)", "with "),
+    (r"\ban rn\b", "a registered nurse"), (r"\bid\b(?= (?:need|like|love|be|have|want|go|say|rather)\b)", "i would"),
 ]
 _MARKERS = re.compile(
     r"^(?:(?:lol|lmao|haha+|hehe+|ok(?:ay)?|k|yeah|yep|yes|no|nope|oh|ah|well|so|btw|by the way|"
     r"anyway|anyways|hey|hi|hello|hmm+|um+|uh+|actually|honestly|also|and|but|plus|oh and|fyi|"
     r"just so you know|for what it's worth|to be honest|tbh|cool|great|thanks|thank you|sure|right|"
-    r"alright|wow|omg|ugh|sigh|fun fact|quick update|update|brb|btw|lol ok|ha|oops|whoa|nah|yup)[\s,.!:;-]+)+")
+    r"alright|wow|omg|ugh|sigh|fun fact|quick update|update|brb|btw|lol ok|ha|oops|whoa|nah|yup|ya|yah|yea|yeh|ye|ngl|tbf|imo|pls|plz|so+|welp|lmfao|rofl|xd|long story short|anyway so|ok so)[\s,.!:;-]+)+")
 _ADV_WORDS = (r"also|really|just|currently|still|now|actually|recently|definitely|absolutely|totally|"
               r"usually|always|mostly|basically|honestly|finally|already|even|truly|genuinely|kind of|kinda|"
               r"sort of|pretty much|literally|seriously|officially|secretly|generally|normally|typically|"
               r"mainly|primarily|personally|deeply|too|happily|proudly|originally|permanently|"
-              r"temporarily|full-time|part-time|remotely|once|ever")
+              r"temporarily|full-time|part-time|full time|part time|remotely|once|ever|finaly|realy|actualy|basicaly|definately|"
+              r"literaly|prolly|def|totaly|seriusly")
 _ADVERBS = re.compile(rf"^(?:{_ADV_WORDS})\s+")
 _AUX_ADVERB = re.compile(rf"^(am not|am|have been|have|do not|will|was|can|would) (?:(?:{_ADV_WORDS}|so|very|super|"
                          rf"quite|really really)\s+)+")
@@ -53,18 +55,28 @@ _LEAD_TIME = re.compile(r"^(?:one day|someday|some day|eventually|back then|at t
                         r"as of (?:now|today)|so|also|oh and|and)\s*,?\s+(?=i |my |we |our )")
 _SUBJECTLESS = re.compile(r"^(?=(?:just )?(?:got|moved|started|adopted|bought|finished|love|hate|live|work|"
                           r"working|living|born and raised|quit|left|joined|landed|graduated|turned|speak|play)\b)")
+_SUBJECTLESS_AM = re.compile(r"^(?:just |currently |still |now )?(?=(?:originally from|(?:a )?(?:big |huge )?fan of|"
+                             r"not (?:a |really )?(?:big |huge )?fan of|hoping to|planning to|moving to|starting at|"
+                             r"obsessed with|allergic to|doing (?:a|an|my) |working (?:as|at|for|on)|living (?:in|with))\b)")
+_SUBJECTLESS_WAS = re.compile(r"^(?=(?:born|raised) in\b)")
 _SHARED_I = re.compile(r",\s*(?:and\s+)?(?=(?:work|live|love|like|enjoy|speak|play|have|am|drive|study|hate|own|"
-                       r"spend|use|write|go|run|teach|eat|drink)\b)")
-_SPLIT = re.compile(r"(?:,|;|\s-)\s*(?:(?:and|but|so|plus|while|although|though|also)\s+)?(?=(?:i|my)\b)"
-                    r"|\s+(?:and|but|so|plus|while|although|though|and also|and then)\s+(?=(?:i|my)\b)")
+                       r"spend|use|write|go|run|teach|eat|drink|raised|born|grew up|moved|turned)\b)")
+# "i'm jess, 29, a nurse": comma pieces that continue "i am".
+_APPOSITIVE = re.compile(r",\s*(?:and\s+)?(?=(?:a|an|\d{1,3}|allergic|lactose|gluten|originally from|fluent in|"
+                         r"married|single|divorced|engaged|vegan|vegetarian|pescatarian|retired|diabetic)\b)")
+_DISCOURSE = r"(?:(?:and|but|so|plus|while|although|though|also|anyway|anyways|btw|oh|well|honestly|tbh|ok|okay|yeah|now)\s+){0,3}"
+_SPLIT = re.compile(rf"(?:,|;|\s-)\s*{_DISCOURSE}(?=(?:i|my|we)\b)"
+                    r"|\s+(?:and|but|so|plus|while|although|though|and also|and then|but anyway|and now)\s+(?=(?:i|my|we)\b)")
 _TRAIL = re.compile(
     r"(?:\s+(?:every (?:day|morning|evening|night|week|weekend|month)|each (?:day|morning|week)|"
     r"on weekends|at night|in the mornings?|in the evenings?|a lot|so much|very much|these days|"
     r"right now|now|anymore|any more|too|as well|lately|nowadays|at the moment|for now|daily|"
     r"weekly|regularly|sometimes|often|every so often|from time to time|a bit|a little|"
-    r"honestly|though|haha+|lol|tbh|i think|i guess|actually|again|already|yet|myself|"
+    r"honestly|though|haha+|lol|tbh|btw|ngl|rn|ugh|lmao|xd|pls|plz|please|here|from now on|originally|once|twice|"
+    r"(?:a few|several|many|two|three|four|five|\d+) times|"
+    r"i think|i guess|actually|again|already|yet|myself|"
     r"instead|for (?:a while|years|ages|a long time|\d+ (?:years?|months?|weeks?)))\b)+$")
-_LEAD = re.compile(r"^(?:(?:a lot of|lots of|plenty of|a few|a couple of|a bunch of|tons of|a|an|the|my|our|some|"
+_LEAD = re.compile(r"^(?:(?:like|literally|basically|a lot of|lots of|plenty of|a few|a couple of|a bunch of|tons of|a|an|the|my|our|some|"
                    r"any|mostly|mainly|primarily|really|very|so|pretty|quite|all|both|real|own)\s+)+")
 _QUALIFIERS = re.compile(r"^(?:a little(?: bit of)?|little|a bit of|a bit|bit of|some|basic|fluent|conversational|"
                          r"native|broken|decent|intermediate|beginner|advanced)\s+")
@@ -112,12 +124,16 @@ RULES = [
     _r(rf"^(?:teach|am teaching) {_O}", "teaches", "attribute", "TOPIC", listy=True),
     _r(rf"^(?:call myself|go by|am called|am known as) {_O}", "is named", "attribute", None),
     _r(rf"^no longer work (?:at|for) {_O}", "works at", "attribute", "ORG", "end"),
-    _r(rf"^(?:live|am living|reside|am based|am staying|have been living) (?:in|at) {_O}", "lives in", "attribute", "PLACE"),
+    _r(rf"^(?:live|am living|reside|am based|am staying|have been living)(?: with (?:my|our) [\w ]+?)? (?:in|at) {_O}",
+       "lives in", "attribute", "PLACE"),
+    _r(r"^have (?:always )?lived (?:in|at) (?P<o>.+?)(?: (?:my (?:whole|entire) life|all my life|for (?:\d+|a|an|two|three|"
+       r"four|five|six|seven|eight|nine|ten|many|several|a few) .+|since .+))$", "lives in", "attribute", "PLACE"),
+    _r(rf"^have always lived (?:in|at) {_O}", "lives in", "attribute", "PLACE"),
     _r(rf"^(?:moved|relocated|have moved|just moved|am moving|will move|will be moving|am relocating|"
        rf"am going to move|will relocate) (?:back )?to {_O}", "lives in", "attribute", "PLACE", "change"),
     _r(rf"^(?:am|was) (?:originally )?from {_O}", "is from", "attribute", "PLACE"),
     _r(rf"^(?:come|originally come) from {_O}", "is from", "attribute", "PLACE"),
-    _r(rf"^grew up in {_O}", "grew up in", "attribute", "PLACE"),
+    _r(rf"^grew up (?:in|on|near|outside) {_O}", "grew up in", "attribute", "PLACE"),
     _r(r"^was born (?:in|on) (?P<o>(?:19|20)\d\d|\w+ \d{1,2}(?:st|nd|rd|th)?(?:,? (?:19|20)\d\d)?)", "was born on", "attribute", None),
     _r(rf"^was born in {_O}", "was born in", "attribute", "PLACE"),
     _r(rf"^(?:just )?(?:started|began|got|landed|accepted|took|have started)(?: a| an| my)?(?: new)?"
@@ -125,6 +141,10 @@ RULES = [
     _r(rf"^(?:am starting|will start|start)(?: a| my)?(?: new)?(?: \w+)? (?:job|position|role|internship) "
        rf"(?:at|with|for) {_O}", "works at", "attribute", "ORG", "future"),
     _r(rf"^(?:started|began) working (?:at|for) {_O}", "works at", "attribute", "ORG", "change"),
+    _r(rf"^(?:got|was|have been|just got) promoted to (?:an? )?{_O}", "works as", "attribute", "ROLE", "change"),
+    _r(rf"^(?:signed up for|enrolled in|registered for|am enrolled in|am taking) (?:a |an |the |some )?"
+       rf"(?P<o>[\w -]+? (?:class|classes|course|lessons|program|programme|bootcamp|league))\b", "is taking",
+       "attribute", "SKILL", "change"),
     _r(rf"^(?:work|am working|have been working|am employed) as {_O}", "works as", "attribute", "ROLE"),
     _r(rf"^(?:work|am working|have been working|am employed) (?:(?:remotely|from home|part-time|full-time|"
        rf"freelance|(?:night|day|late|early|weekend|evening|morning|double) shifts?) )?(?:at|for|with|by) {_O}",
@@ -135,23 +155,30 @@ RULES = [
     _r(rf"^am allergic to {_O}", "is allergic to", "attribute", "FOOD", listy=True),
     _r(r"^am (?P<o>lactose|gluten) intolerant", "is intolerant to", "attribute", "FOOD"),
     _r(r"^am (?P<o>\d{1,3}|[a-z]+(?:[- ][a-z]+)?)(?: years old| years of age| yrs old| yrs| yo| y/o|yo| y\.o\.?)$", "is aged", "attribute", None),
-    _r(r"^am (?P<o>\d{1,3})$", "is aged", "attribute", None),
+    _r(r"^am (?P<o>\d{1,3})(?:$|(?=,? (?:and|but|so|now|already)\b))", "is aged", "attribute", None),
     _r(r"^am in my (?P<o>(?:early |mid |late |mid-)?(?:twenties|thirties|forties|fifties|sixties|seventies|eighties|nineties|teens))$", "is aged", "attribute", None),
     _r(r"^am (?:in my )?(?P<o>(?:early |mid |late )?\d0s)$", "is aged", "attribute", None),
     _r(r"^turned (?P<o>\d{1,3}.*)", "is aged", "attribute", None, "change"),
     _r(rf"^am (?:married to|engaged to) {_O}", "is married to", "relationship", "PERSON"),
     _r(rf"^am (?:dating|seeing) {_O}", "is dating", "relationship", "PERSON"),
-    _r(rf"^am (?:studying|majoring in|doing a (?:degree|masters|master's|phd|bachelor's) in) {_O}", "studies", "attribute", "TOPIC"),
+    _r(rf"^am (?:studying|majoring in|doing (?:a|an|my) (?:\w+ )?(?:degree|masters|master's|phd|bachelor's|bachelors|mba|msc|"
+       rf"ma|ba|bsc) in) {_O}", "studies", "attribute", "TOPIC"),
+    _r(rf"^(?:finished|completed|earned|got|have|hold) (?:a|an|my) (?:\w+ )?(?:degree|masters|master's|phd|bachelor's|"
+       rf"bachelors|mba|msc|ma|ba|bsc|diploma) in {_O}", "has degree in", "attribute", "TOPIC", "change"),
     _r(rf"^(?:study|major in) {_O}", "studies", "attribute", "TOPIC"),
-    _r(rf"^(?:am learning|have been learning|am teaching myself|am taking(?: \w+)? lessons in) {_O}", "is learning", "skill", "SKILL", listy=True),
+    _r(rf"^(?:am learning|have been learning|am teaching myself) (?:how )?to (?:play|speak) (?:the )?{_O}", "is learning",
+       "skill", "SKILL", listy=True),
+    _r(rf"^(?:am learning|have been learning|am teaching myself|am taking(?: \w+)? lessons in) (?!(?:how )?to\b){_O}",
+       "is learning", "skill", "SKILL", listy=True),
     _r(rf"^(?:started|began|have started|just started) (?:learning|to learn|taking(?: \w+)? lessons in) {_O}", "is learning", "skill", "SKILL", "change", listy=True),
     _r(rf"^(?:am|have been) (?:training|preparing) for {_O}", "is training for", "goal", "EVENT"),
-    _r(rf"^(?:want|would like|would love|hope|plan|am planning|intend|aim|am hoping|am aiming|dream|"
+    _r(rf"^(?:want|would like|would love|hope|plan|am planning|intend|aim|am hoping|am aiming|dream|am keen|"
        rf"am trying|have decided|decided|would really like|really want) to {_O}", "wants to", "goal", None),
     _r(rf"^(?:am (?:thinking|dreaming) (?:about|of)|am considering|am looking (?:at|into)|am interested in|"
        rf"am shopping for|am looking for|am researching|am eyeing|have been looking at|am leaning towards?) "
        rf"(?:buying |getting |purchasing |renting |adopting |learning |trying )?{_O}", "is interested in", "preference", "PRODUCT"),
-    _r(rf"^(?:love|like|enjoy|adore|am into|am obsessed with|am passionate about|am crazy about|"
+    _r(rf"^(?:love|like|enjoy|adore|am into|am obsessed with|am passionate about|am crazy about|am keen on|"
+       rf"have (?:always )?(?:loved|liked|enjoyed)|(?:have )?(?:gotten|got|become|been getting|am getting) (?:really |so |super |very )?into|"
        rf"am a big fan of|dig|fancy) {_O}", "likes", "preference", "THING", listy=True),
     _r(rf"^(?:hate|dislike|detest|cannot stand|loathe|despise|am not (?:a |an )?(?:big |huge |massive )?fan of|do not like|"
        rf"do not enjoy|do not really like|am not into|am not keen on|am not crazy about) {_O}", "dislikes", "preference", "THING", listy=True),
@@ -177,8 +204,11 @@ RULES = [
     _r(rf"^(?:volunteer|am volunteering) (?:at|for|with) {_O}", "volunteers at", "habit", "ORG"),
     _r(rf"^have (?:been to|visited) {_O}", "has visited", "event", "PLACE", listy=True),
     _r(rf"^(?:have|own|have got) {_O}", "has", "possession", "THING"),
-    _r(rf"^(?:run|swim|cycle|hike|climb|surf|ski|paint|knit|cook|bake|garden|meditate|dance|sing|box|row)"
-       rf"(?P<o>)(?=\s|$)", "does", "habit", "SKILL"),
+    _r(rf"^(?:am )?(?P<o>(?:run|swim|cycle|hike|climb|surf|ski|paint|draw|knit|crochet|sew|cook|bake|garden|meditate|"
+       rf"dance|sing|box|row|skate|write|journal|sketch)(?:n?ing)?)(?=$|\s+(?:a lot|in my (?:spare|free) time|for fun|"
+       rf"as a hobby|every (?:day|morning|evening|night|week|weekend)|on (?:the )?weekends|daily|regularly|"
+       rf"competitively|most days|(?:once|twice|\w+ times) a (?:week|month)|lately|too|sometimes|often|whenever)\b)",
+       "does", "habit", "SKILL"),
     _r(rf"^(?:do|practice|practise) (?!not\b){_O}", "practices", "habit", "SKILL"),
     _r(rf"^(?:collect|read|watch|listen to|follow) {_O}", "enjoys", "preference", "TOPIC", listy=True),
     _r(rf"^(?:support|root for|cheer for) {_O}", "supports", "preference", "ORG"),
@@ -199,7 +229,13 @@ def _expand(text: str) -> str:
     return low
 
 
+_EMOJI = re.compile("[\U0001F000-\U0001FAFF\u2600-\u27BF\u2B00-\u2BFF\uFE0F\u200D\u2300-\u23FF]+")
+_TRAILING_FILLER = re.compile(r"(?:[\s,]+(?:lol|lmao|haha+|hehe+|btw|tbh|ngl|rn|ugh|pls|plz|please|fyi|imo|xd|:\)|:\(|:d))+$")
+
+
 def _sentences(text: str) -> list[str]:
+    # an emoji ends a sentence, unless the sentence goes on with "and", "or" or a comma
+    text = _EMOJI.sub(lambda m: " " if re.match(r"\s*(?:,|&|and\b|or\b)", text[m.end():]) else ". ", text)
     parts = re.split(r"(?<=[.!?])\s+|\n+|(?<=[.!?])(?=[A-Z])", text)
     return [p.strip() for p in parts if p and p.strip()]
 
@@ -212,13 +248,20 @@ def _clauses(sentence: str) -> list[str]:
     low = re.sub(r"\b(?:before|after) moving (?:back )?to\b", ", and i moved to", low)
     pieces = []
     for piece in (p.strip(" ,;:-") for p in _SPLIT.split(low)):
+        piece = _TRAILING_FILLER.sub("", piece).strip(" ,;:-")
         if not piece:
             continue
+        piece = _front(piece)
         shared = _SHARED_I.split(piece)
         if len(shared) > 1 and piece.startswith(("i ", "we ")):
             subject = piece.split(" ", 1)[0]
             pieces.append(shared[0].strip(" ,"))
             pieces.extend(f"{subject} {s.strip(' ,')}" for s in shared[1:] if s.strip(" ,"))
+        elif piece.startswith(("i am ", "we are ")) and _APPOSITIVE.search(piece):
+            subject = " ".join(piece.split(" ", 2)[:2])
+            parts = [s.strip(" ,") for s in _APPOSITIVE.split(piece)]
+            pieces.append(parts[0])
+            pieces.extend(f"{subject} {s}" for s in parts[1:] if s)
         else:
             pieces.append(piece)
     return [_front(p) for p in pieces]
@@ -239,7 +282,11 @@ def _front(clause: str) -> str:
                 clause = f"{rest} {head + ' ' if head else ''}{phrase.text}".strip()
         if clause == before:
             break
-    if _SUBJECTLESS.match(clause):
+    if _SUBJECTLESS_AM.match(clause):
+        clause = "i am " + clause
+    elif _SUBJECTLESS_WAS.match(clause):
+        clause = "i was " + clause
+    elif _SUBJECTLESS.match(clause):
         clause = "i " + clause
     return clause
 
@@ -293,12 +340,19 @@ class RuleExtractor(Extractor):
             if _setting_slot(obj):
                 return self._build(Rule(re.compile(""), "prefers", "preference", None), obj, at, clause)
             return []
-        m = re.match(r"^(?:please )?(?:can you |could you )?(?:reply|answer|respond|write|talk to me|speak to me|"
-                     r"chat with me|text me) in (?P<o>[a-z]+)\b", clause)
+        m = re.match(r"^(?:please |pls |plz )?(?:can you |could you )?(?:please )?(?:always |only |just )?(?:reply|answer|"
+                     r"respond|write|talk to me|speak to me|chat with me|text me) (?:to me )?in (?P<o>[a-z]+)\b", clause)
         if m and m.group("o") in lx.LANGUAGES:
             c = self._cand("prefers language", m.group("o"), "preference", None, at, clause,
                            text=f"user prefers replies in {m.group('o')}")
             return [c]
+        m = re.match(r"^(?:please |pls |plz )?(?:can you |could you )?(?:please )?(?:always )?(?:keep|make) (?:your |the |all )?"
+                     r"(?P<noun>answers|replies|responses|explanations)(?: to me)? (?:(?:a bit|a little|really|very|more|super) )?"
+                     r"(?P<o>short|shorter|brief|concise|detailed|long|longer|simple|simpler|casual|formal)\b", clause)
+        if m:  # "keep your answers short from now on"
+            value = m.group("o").replace("shorter", "short").replace("longer", "long").replace("simpler", "simple")
+            return [self._cand("prefers answer style", f"{value} answers", "preference", None, at, clause,
+                               text=f"user prefers {value} answers")]
         opinion = re.match(r"^(?:the |this |that )?(?P<o>[\w -]{2,40}?) (?:looks|sounds|seems|is looking) "
                            r"(?:really |so |very |pretty |super |quite )?(?P<adj>great|amazing|awesome|good|nice|"
                            r"perfect|cool|fantastic|excellent|terrible|awful|bad|horrible|lovely)\b", clause)
@@ -321,7 +375,8 @@ class RuleExtractor(Extractor):
                 break
             body = stripped
         body = _AUX_ADVERB.sub(lambda m: m.group(1) + " ", body)
-        body = re.sub(rf"^(\w+) (?:mostly|mainly|primarily|usually|often|sometimes|occasionally|regularly) ", r"\1 ", body)
+        body = re.sub(rf"^(\w+) (?:mostly|mainly|primarily|usually|often|sometimes|occasionally|regularly|part[- ]time|"
+                      rf"full[- ]time|freelance|remotely) ", r"\1 ", body)
         body = re.sub(r"^have (?=(?:started|accepted|landed|taken|begun|joined|moved|relocated|bought|adopted|quit|"
                       r"left|switched|changed)\b)", "", body)
         body = re.sub(r"^do (?=(?:like|love|enjoy|want|have|eat|hate|prefer|speak|play|live|work)\b)", "", body)
@@ -336,6 +391,24 @@ class RuleExtractor(Extractor):
         special = self._identity(body, original, at, clause) or self._have(body, original, at, clause)
         if special is not None:
             return special
+        m = re.match(r"^(?P<v>started|began|have started|have begun|am starting|will start|will be starting|start|"
+                     r"am beginning) (?:(?:working|work|my new job|a new job|my job|my new role|a new role) )?at (?P<o>.+)$", body)
+        if m:  # "started at Netflix 2 weeks ago": an employer only when it looks like one (a name, "the hospital")
+            obj = _clean(_cut(m.group("o")))
+            first = obj.split()[0] if obj else ""
+            if obj and (_is_name(first, original) or obj.split()[-1] in lx.ORG_HINTS) and not first[0].isdigit():
+                mode = "change" if m.group("v").startswith(("started", "began", "have")) else "future"
+                return self._build(Rule(re.compile(""), "works at", "attribute", "ORG", mode), m.group("o"), at, clause)
+        m = re.match(r"^(?:started|began|have started|have begun) (?P<g>volunteering|working|learning|studying|playing|"
+                     r"living|dating|using|attending)\b(?P<rest>.*)$", body)
+        if m:  # "started volunteering at X last month": the present fact, from that date
+            started = self._body("am " + m.group("g") + m.group("rest"), original, at, clause)
+            phrase = dates.find(m.group("rest"), at, "past")
+            for c in started:
+                if c.valid_at is None and phrase is not None and phrase.direction == "past":
+                    c.valid_at = phrase.when
+            if started:
+                return started
         m = re.match(r"^(?:stopped|quit|gave up|have stopped|have quit|have given up) (?P<v>\w+?)ing\b ?(?P<o>.*)$", body)
         if m:
             verb = _GERUNDS.get(m.group("v") + "ing", m.group("v"))
@@ -368,7 +441,8 @@ class RuleExtractor(Extractor):
         if became:
             rest = became.group("rest")
             phrase = dates.find(rest, at, "past")
-            core = _clean((rest[:phrase.start] + rest[phrase.end:]) if phrase else rest)
+            core = (rest[:phrase.start] + rest[phrase.end:]) if phrase else rest
+            core = _clean(re.split(r",|\s+(?:and|but|so)\s+", core, maxsplit=1)[0])
             core = re.sub(r"^(?:a|an) ", "", core)
             if core in lx.DIETS or core in lx.TRAITS or (core.split() and core.split()[-1] in lx.ROLES):
                 out = self._identity("am " + core, original, at, clause)
@@ -390,24 +464,40 @@ class RuleExtractor(Extractor):
         if name and _is_name(name.group("n"), original) and name.group("n") not in _NOT_NAMES:
             n = name.group("n")
             return [self._cand("is named", n, "attribute", None, at, clause, text=f"user is named {n}")]
-        m = re.match(r"^am (?:a |an )?(?P<o>[\w -]+?)(?: (?P<prep>at|for|with|in) (?P<org>.+))?$", body)
+        if re.match(r"^am (?:not|no longer|never)\b", body):
+            return None  # negations and endings are read by the rules
+        age = re.match(r"^am (?:a |an )?(?P<o>\d{1,3})[- ]years?[- ]old\b", body)
+        if age:
+            return [self._cand("is aged", age.group("o"), "attribute", None, at, clause)]
+        # A role or trait is a noun phrase: it ends at the first comma or at a new clause.
+        np_body = re.split(r",\s*|\s+(?:and (?:honestly |also |so |really )?(?:the|it|its|they|that|this|i)|"
+                           r"because|but|so|which|who|while|when)\b", body, maxsplit=1)[0]
+        m = re.match(r"^am (?:a |an )?(?P<o>[\w -]+?)(?: (?P<prep>at|for|with|in|from) (?P<org>.+))?$", np_body)
         if not m or body.startswith(("am from", "am in my")):
             return None
         obj = _clean(m.group("o"))
+        if obj.split() and obj.split()[0].endswith("ing") and obj not in lx.TRAITS:
+            return None  # "am going to the dentist", "am thinking about what to cook"
         if obj.endswith("s") and obj[:-1] in lx.DIETS | lx.TRAITS:
             obj = obj[:-1]  # "we are vegetarians"
         head = obj.split()[-1] if obj else ""
-        if head in ("student", "pupil", "undergrad", "undergraduate", "postgrad", "apprentice"):
+        if head in ("student", "pupil", "undergrad", "undergraduate", "postgrad", "apprentice") or (
+                head in ("freshman", "sophomore", "junior", "senior") and len(obj.split()) == 1
+                and m.group("prep") in ("at", "in")):
             out = [self._cand("is", "student", "trait", None, at, clause, text=f"user is a {obj}")]
             subject = re.sub(r"\b(?:\w+-year|first|second|third|fourth|final|year|phd|grad|graduate|undergraduate|"
                              r"masters?|bachelor's|mature|exchange|international|part-time|full-time|college|"
-                             r"university|uni|high school|student|pupil|undergrad|postgrad)\b", " ", obj).split()
+                             r"university|uni|high school|student|pupil|undergrad|postgrad|freshman|sophomore|junior|senior)\b",
+                             " ", obj).split()
             if subject:
                 out.append(self._cand("studies", " ".join(subject), "attribute", "TOPIC", at, clause))
             if m.group("org") and m.group("prep") in ("at", "in", "with"):
-                org = _clean(m.group("org"))
+                parts = re.split(r"\s+(?:majoring in|studying|doing a degree in|doing)\s+", m.group("org"), maxsplit=1)
+                org, major = _clean(parts[0]), _clean(parts[1]) if len(parts) > 1 else ""
                 if org:
                     out.append(self._cand("studies at", org, "attribute", _type_of(org, "ORG"), at, clause))
+                if major and not subject:
+                    out.append(self._cand("studies", major, "attribute", "TOPIC", at, clause))
             return out
         if obj in lx.DIETS:
             return [self._cand("follows diet", obj, "trait", None, at, clause, text=f"user is {obj}")]
@@ -426,6 +516,10 @@ class RuleExtractor(Extractor):
                 place = _clean(m.group("org"))
                 if place:
                     out.append(self._cand("works in", place, "attribute", "PLACE", at, clause))
+            elif m.group("org") and m.group("prep") == "from":
+                place = _clean(m.group("org"))
+                if place:
+                    out.append(self._cand("is from", place, "attribute", "PLACE", at, clause))
             return out
         if article and m.group("org") is None and len(obj.split()) <= 3 and obj not in lx.PRONOUNS:
             # "I'm a runner", "I'm a big reader": identities worth remembering.
@@ -508,7 +602,8 @@ class RuleExtractor(Extractor):
         m = re.match(r"^my (?P<attr>(?:favorite|favourite) [\w ]+?|birthday|hometown|zodiac sign|blood type|"
                      r"pronouns|email|phone number|nickname|middle name|goal|dream|shoe size|height|major|"
                      r"time ?zone|native language|first language|mother tongue|religion|job|profession|"
-                     r"occupation|role|title|job title|degree) (?:is|are) (?P<o>.+)$", clause)
+                     r"occupation|role|title|job title|degree)(?: (?:for )?(?:this|next|the) (?:year|month|week|summer|"
+                     r"winter|spring|fall|autumn|semester))? (?:is|are) (?P<o>.+)$", clause)
         if m:
             attr = m.group("attr")
             if attr in ("job", "profession", "occupation", "role", "title", "job title"):
@@ -527,18 +622,25 @@ class RuleExtractor(Extractor):
 
     def _build(self, rule: Rule, raw: str, at: datetime, clause: str, allow_empty=False) -> list[Candidate]:
         tense = {"change": "past", "ended": "past", "future": "future"}.get(rule.mode, "present")
+        if rule.mode == "change" and re.match(r"^(?:i|we) (?:am|are|will|shall)\b", clause):
+            tense = "future"  # "i am moving to berlin in november"
         phrase = dates.find(raw, at, tense)
         if phrase:  # the date may stand after an aside the cut drops ("for my birthday two weeks ago")
-            raw = (raw[:phrase.start] + raw[phrase.end:]).strip()
+            after = raw[phrase.end:]
+            raw = (raw[:phrase.start] + ("" if after.lstrip().startswith(",") else after)).strip()
         raw = _cut(raw)
-        if rule.predicate == "uses":
-            raw = re.split(r"\s+(?:to|for)\s+", raw, maxsplit=1)[0]
+        if rule.predicate in ("uses", "owns"):  # "a bike to commute to work": the purpose is not the thing
+            raw = re.split(r"\s+(?:to|for|so)\s+", raw, maxsplit=1)[0]
         raw_obj = raw
         qualifier = phrase.text if phrase else ""
         if rule.predicate in ("lives in", "grew up in", "is from"):
             m = _GENERIC_PLACE.match(raw_obj.strip())
             if m:
                 raw_obj = m.group("x")
+            elif re.match(r"^(?:(?:a|an|the|my|our|this|that|\d+|two|three|four|five|several|many|different|new|bigger|"
+                          r"smaller|nicer|cheaper|better|big|small|new|other) )*(?:place|house|flat|apartment|home|condo|"
+                          r"room|area|neighbou?rhood|countries|cities|places|states|towns)\b", raw_obj.strip()):
+                return []  # "a bigger place", "5 different countries": no place to remember
         if rule.predicate in ("is learning", "plays", "speaks"):
             raw_obj = re.split(r"\s+(?:on|with|at|from|using|via|through) ", raw_obj, maxsplit=1)[0]
         if rule.predicate == "works as":
@@ -570,7 +672,10 @@ class RuleExtractor(Extractor):
             obj = _clean(raw, keep_dates=True, strip_lead=False)
             if re.match(r"^(?:keep|say|know|see|thank|let|check|make sure|hear|ask|tell|chat|talk|catch up|"
                         r"share|show|get back|go back|be|do|try|help you|thank|remind|add|mention|"
-                        r"give it|have a|take a look|look|read|find out|hang|meet up)\b", obj):
+                        r"give it|have a|take a look|look|read|find out|hang|meet up|decide|figure out|figure it|"
+                        r"understand|remember|choose|pick|fix|solve|install|set up|configure|debug|finish|wrap up|"
+                        r"get this|get it|work out how|print|download|upload|log in|sign in|cancel|reply|respond|"
+                        r"send|compare|clarify|confirm|double check|sleep|go to bed|grab|nap)\b", obj):
                 return []
             text = f"user wants to {obj}" + (f" ({qualifier})" if qualifier else "")
             return [self._cand("wants to", obj, rule.kind, None, at, clause, text=text)] if obj else []
@@ -581,9 +686,18 @@ class RuleExtractor(Extractor):
             obj = _clean(piece)
             if rule.predicate == "has" and rule.mode == "present":
                 obj = _strip_named(obj)
+            if rule.predicate == "does" and re.fullmatch(r"[a-z]+", obj or "-") and not obj.endswith("ing"):
+                obj = _gerund(obj)  # "i knit" -> does knitting
             if not obj and not allow_empty:
                 continue
             head = re.split(r"\s+(?:about|in|for|with|at|on|of|to|from)\s+", obj)[0].split()[-1:] if obj else []
+            if obj and (rule.predicate == "owns" or (rule.predicate == "has" and rule.mode == "change")) and any(
+                    part in lx.ACQUIRED_TRANSIENT or part in lx.FOODS or part.split()[-1] in lx.ACQUIRED_TRANSIENT
+                    or part.split()[-1] in lx.FOODS for part in re.split(r",\s*|\s+and\s+", obj) if part.split()):
+                continue  # "bought groceries", "got a parking ticket": not a possession
+            if obj and rule.predicate == "has visited" and (obj in lx.PEOPLE or obj.split()[-1] in lx.PEOPLE
+                                                           or obj.split()[-1] in lx.RELATIVES):
+                continue  # "visited my parents": people, not places
             if obj in lx.PRONOUNS or obj in lx.TRANSIENT or (
                     head and head[0] in lx.TRANSIENT and rule.predicate in ("has", "owns", "is interested in")):
                 continue
@@ -663,6 +777,14 @@ _DURABLE_VERBS = frozenset("""eat drink smoke drive own use like enjoy watch pla
  celebrate travel fly swim vape gamble wear read""".split())
 
 
+def _gerund(verb: str) -> str:
+    if verb.endswith("e") and not verb.endswith(("ee", "ye")):
+        return verb[:-1] + "ing"
+    if re.fullmatch(r"[^aeiou]*[aeiou][bdgmnprt]", verb) and verb not in ("row", "box"):
+        return verb + verb[-1] + "ing"  # run -> running, swim -> swimming
+    return verb + "ing"
+
+
 def _expand_case(sentence: str) -> str:
     """The sentence with contractions expanded but capitals kept (to spot names)."""
     return sentence
@@ -709,6 +831,8 @@ def _is_name(word: str, original: str) -> bool:
 
 def _names(raw: str, original: str) -> list[str]:
     raw = re.sub(r"^(?:named|called|who are|whose names are)\s+", "", (raw or "").strip())
+    raw = re.split(r"\s+(?:who|which|that|whose|is|was|has|he|she|it|they|yesterday|today|tonight|last|this|next|"
+                   r"on|in|at|from|because|but|lol|haha)\b", raw, maxsplit=1)[0]
     parts = [p.strip(" ,.") for p in re.split(r",\s*|\s+and\s+|\s*&\s*", raw) if p.strip(" ,.")]
     return [p for p in parts if re.fullmatch(r"[a-z][\w'-]*", p) and _is_name(p, original)]
 
@@ -723,6 +847,9 @@ def _split_list(raw: str) -> list[str]:
                  r"dungeons and dragons|drum and bass|peanut butter and jelly)\b", raw):
         return [raw]
     parts = re.split(r",\s*(?:and\s+|or\s+)?|\s+(?:and|or|as well as|plus)\s+|\s*&\s*", raw)
+    # "penicillin and also to latex": a later item may repeat the preposition
+    parts = [re.sub(r"^(?:(?:also|even|especially|maybe)\s+)?(?:to|of|in|with|about)\s+", "", x.strip()) if i else x
+             for i, x in enumerate(parts)]
     return [p for p in (x.strip() for x in parts) if p]
 
 
@@ -730,12 +857,17 @@ _CUT = re.compile(r"\s*[-\u2013\u2014]+\s+|\s*[:;]\s+|,\s+(?=(?:the|it|it's|its|
                   r"because|plus|and i|i|we|you|he|she|there|what|how|especially|though|although|"
                   r"since|cause|as|yes|yeah|no|well|ok|okay|lol|haha|honestly|anyway)\b)"
                   r"|\s+(?:like|such as|including|especially|except)\s+"
-                  r"|\s+with (?:my|our|his|her|their|a|some|friends|family|the family|roommates|kids)\b"
+                  r"|\s+with (?:my|our|his|her|their|a|an|some|friends|family|the family|roommates|kids|no|two|three|"
+                  r"four|five|\d+)\b"
+                  r"|\s+and (?:(?:honestly|also|so|really|then|now|yeah|tbh)\s+)*(?:the|it|it's|its|they|they're|that|"
+                  r"this|he|she|you|we|there|everyone|everything|still|just)\b"
+                  r"|\s+during\b|\s+for (?:\w+ )?reasons?\b|\s+(?:in|for|since|over) (?:the )?(?:lockdown|pandemic|covid|quarantine)\b"
                   r"|\s+(?:to|for) (?:work|school|fun|a living|my birthday|christmas|our anniversary|my \w+day)\b"
                   r"|\s+(?:for|from) (?:my|our|his|her|their)\b"
                   r"|\s+on (?:(?:the )?weekends?|weekdays|(?:mon|tues|wednes|thurs|fri|satur|sun)days)\b"
-                  r"|\s+in (?:a|an|my|our) (?:band|team|choir|club|group|league|orchestra)\b"
-                  r"|\s+(?:before|after|until|while) \w+ing\b")
+                  r"|\s+in (?:a|an|my|our|the) (?:\w+ )?(?:band|team|choir|club|group|league|orchestra)\b"
+                  r"|\s+(?:before|after|until|while) (?:\w+ing|my|the|a|an|our|his|her|work|school)\b"
+                  r"|\s+and \w+ed (?:it|them|that|this|the|a|every|so|how)\b")
 _GENERIC_PLACE = re.compile(r"^(?:(?:a|an|the|my|our) )?(?:(?:small|big|tiny|little|nice|new|old|shared|studio|one-bedroom|two-bedroom|rented|"
                             r"quiet|cozy|cosy) )*(?:flat|house|apartment|town|village|city|place|suburb|"
                             r"neighbou?rhood|condo|room|cottage|farm|area|part|bungalow|houseboat) "
@@ -756,9 +888,19 @@ _ABSTRACT = frozenset("""idea ideas news offer offers chance opportunity call me
  reminder promotion promotions result results touch sense kind way answer question questions point""".split())
 
 
+_FINITE = re.compile(r"\b(?:is|are|r|was|were|am|has|have|had|do|does|did|will|can|could|would|should|"
+                     r"seems?|looks?|feels?|gets?|makes?|keeps?|kills?|killing|helps?|means?)\b")
+
+
 def _cut(raw: str) -> str:
     """Keep the object, drop what a new clause or an aside adds after it."""
-    return _CUT.split(raw.strip(), maxsplit=1)[0]
+    raw = _CUT.split(raw.strip(), maxsplit=1)[0]
+    # ", early shifts are killing me": a comma that opens a clause of its own
+    pieces = re.split(r",\s+", raw)
+    for i in range(1, len(pieces)):
+        if _FINITE.search(pieces[i]):
+            return ", ".join(pieces[:i])
+    return raw
 
 
 def _acceptable(predicate: str, raw: str, obj: str) -> bool:
