@@ -7,7 +7,7 @@ from datetime import datetime, timedelta, timezone
 import numpy as np
 import pytest
 
-from kenning import Candidate, Extractor, InputError, Memory, Scope
+from kenning import Candidate, Conflict, Extractor, InputError, Memory, Scope
 
 T0 = datetime(2025, 1, 10, 9, 0, tzinfo=timezone.utc)  # well in the past: "now" is after every turn
 
@@ -274,17 +274,18 @@ def test_message_without_facts_is_still_kept_as_an_episode(mem):
     assert mem.store.get_episode(sc("sam"), "m-chatter").content == "ok thanks!"
 
 
-@pytest.mark.xfail(reason="BUG: a reused message_id is stored with INSERT OR IGNORE, so the second message's "
-                          "text is dropped silently and its facts cite an episode holding the FIRST message's "
-                          "words; expected an InputError or the fact tracing to its own text", strict=True)
-def test_reused_message_id_never_misattributes_a_fact(mem):
+def test_reused_message_id_is_a_conflict_and_stores_nothing(mem):
     mem.add("I live in Berlin.", "sam", at=at(0), message_id="m-1")
-    try:
-        r = mem.add("I love jazz.", "sam", at=at(1), message_id="m-1")
-    except InputError:
-        return
-    jazz = mem.store.get_facts(sc("sam"), r.memory_ids)[0]
-    assert mem.store.get_episode(sc("sam"), jazz.episode_id).content == "I love jazz."
+    with pytest.raises(Conflict, match="m-1"):
+        mem.add("I love jazz.", "sam", at=at(1), message_id="m-1")
+    assert [f.object for f in live(mem, "sam")] == ["berlin"]
+    assert mem.store.get_episode(sc("sam"), "m-1").content == "I live in Berlin."
+
+
+def test_same_message_id_with_the_same_text_is_harmless(mem):
+    first = mem.add("I live in Berlin.", "sam", at=at(0), message_id="m-1")
+    again = mem.add("I live in Berlin.", "sam", at=at(0), message_id="m-1")
+    assert again.memory_ids == first.memory_ids and again.candidates_deduped == 1
 
 
 def test_temporary_chat_keeps_facts_but_no_episode(mem):

@@ -29,7 +29,7 @@ PATTERNS = [
     ("tomorrow", r"\btomorrow\b"),
     ("today", r"\b(?:today|tonight|this morning|right now)\b"),
     ("since_year", r"\bsince (?P<year>(?:19|20)\d\d)\b"),
-    ("month_day", rf"\b(?:on |in |since |by )?{_MONTH} (?P<day>\d{{1,2}})(?:st|nd|rd|th)?(?:,? (?P<year>(?:19|20)\d\d))?\b"),
+    ("month_day", rf"\b(?:(?P<prep>on|in|since|by|until|from) )?{_MONTH} (?P<day>\d{{1,2}})(?:st|nd|rd|th)?(?:,? (?P<year>(?:19|20)\d\d))?\b"),
     ("month", rf"\b(?P<prep>in|since|by|from|this|last|next|until|starting(?: in)?) {_MONTH}(?: (?P<year>(?:19|20)\d\d))?\b"),
     ("year", r"\b(?:in|since|from) (?P<year>(?:19|20)\d\d)\b"),
 ]
@@ -107,6 +107,8 @@ def _resolve(name: str, m: re.Match, at: datetime, tense: str):
         candidate = _safe(at, year, month, day)
         if want_past and candidate > at:
             year -= 1
+        elif prep == "next" and month <= at.month:
+            year += 1  # "next July" said in July
         elif not want_past and candidate.date() < at.date() and (want_future or tense == "present"):
             if (month, day) < (at.month, 1):  # a month already over: next year
                 year += 1
