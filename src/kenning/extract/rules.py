@@ -876,7 +876,7 @@ _BAD_START = frozenset("""how what when where why who whom whether that this the
  it its it's them they being seeing hearing watching not never always just already had been ever also
  really some any no one ones way thing things stuff ton lot bunch bit more most much to so very too
  such same other another something anything everything nothing whatever each every few several many
- lots plenty couple""".split())
+ lots plenty couple huge massive""".split())
 _PARTICIPLES = frozenset("""made heard put grown been done gone seen had got gotten taken given known found felt
  kept left lost met read said sent spent thought told understood won written bought brought built caught
  taught fought begun come become run set let cut hit shut hurt quit paid held led fed sold slept stood
