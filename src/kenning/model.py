@@ -77,6 +77,37 @@ class Episode(BaseModel):
     created_at: datetime
 
 
+class Note(BaseModel):
+    """Archival memory: free text saved on purpose, searchable, forgotten but never lost."""
+
+    note_id: str
+    text: str
+    namespace: str = "user"
+    created_at: datetime
+    forgotten_at: datetime | None = None
+    superseded_by: str | None = None
+
+    @property
+    def id(self) -> str:
+        return self.note_id
+
+
+class MessageHit(BaseModel):
+    message_id: str
+    chat: str | None = None
+    role: str
+    at: datetime
+    text: str
+    score: float
+    signals: dict[str, float] = Field(default_factory=dict)
+
+
+class NoteHit(BaseModel):
+    note: Note
+    score: float
+    signals: dict[str, float] = Field(default_factory=dict)
+
+
 class AddResult(BaseModel):
     """The receipt of one ``add``: what happened to every candidate, and why."""
 

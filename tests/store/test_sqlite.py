@@ -451,16 +451,17 @@ def test_a_new_migration_runs_once(db_path, monkeypatch):
     SQLiteStore(db_path).close()
     calls = []
 
-    def m002_add_notes(db):
+    def m999_add_notes(db):
         calls.append(1)
         db.execute("CREATE TABLE notes_test (id TEXT PRIMARY KEY)")
         db.execute("CREATE INDEX notes_test_i ON notes_test (id)")
 
-    monkeypatch.setattr(sqlite_mod, "MIGRATIONS", [*sqlite_mod.MIGRATIONS, m002_add_notes])
+    shipped = [m.__name__ for m in sqlite_mod.MIGRATIONS]
+    monkeypatch.setattr(sqlite_mod, "MIGRATIONS", [*sqlite_mod.MIGRATIONS, m999_add_notes])
     SQLiteStore(db_path).close()
     SQLiteStore(db_path).close()
     assert len(calls) == 1
-    assert [name for name, _ in _migrations(db_path)] == ["m001_initial", "m002_add_notes"]
+    assert [name for name, _ in _migrations(db_path)] == shipped + ["m999_add_notes"]
 
 
 def test_a_failing_migration_rolls_back_and_raises(db_path, monkeypatch):
@@ -470,6 +471,7 @@ def test_a_failing_migration_rolls_back_and_raises(db_path, monkeypatch):
         db.execute("CREATE TABLE half_done (id TEXT)")
         db.execute("CREATE TABLE oops (")
 
+    shipped = [m.__name__ for m in sqlite_mod.MIGRATIONS]
     monkeypatch.setattr(sqlite_mod, "MIGRATIONS", [*sqlite_mod.MIGRATIONS, m002_broken])
     with pytest.raises(MigrationError) as info:
         SQLiteStore(db_path)
@@ -480,7 +482,7 @@ def test_a_failing_migration_rolls_back_and_raises(db_path, monkeypatch):
     finally:
         con.close()
     assert "half_done" not in tables
-    assert [name for name, _ in _migrations(db_path)] == ["m001_initial"]
+    assert [name for name, _ in _migrations(db_path)] == shipped
 
 
 def test_times_are_stored_as_sortable_utc_text(store):

@@ -16,7 +16,7 @@ from datetime import datetime
 
 import numpy as np
 
-from ..model import Entity, Episode, Fact, Scope
+from ..model import Entity, Episode, Fact, Note, Scope
 
 
 @dataclass(frozen=True)
@@ -55,7 +55,7 @@ class Store(ABC):
 
     # -- episodes ------------------------------------------------------------------
     @abstractmethod
-    def insert_episode(self, scope: Scope, episode: Episode) -> None: ...
+    def insert_episode(self, scope: Scope, episode: Episode, vector: np.ndarray | None = None) -> None: ...
 
     @abstractmethod
     def get_episode(self, scope: Scope, episode_id: str) -> Episode | None: ...
@@ -111,21 +111,56 @@ class Store(ABC):
     def live_matrix(self, scope: Scope, at: datetime) -> tuple[list[str], np.ndarray]:
         """Ids and vectors of the facts live at ``at`` that have an embedding."""
 
+    # -- messages (episodes) -----------------------------------------------------------
+    @abstractmethod
+    def get_episodes(self, scope: Scope, episode_ids: list[str]) -> list[Episode]: ...
+
+    @abstractmethod
+    def episode_matrix(self, scope: Scope) -> tuple[list[str], np.ndarray, list]:
+        """Ids, vectors and chats of the dataset's embedded messages, oldest first."""
+
+    @abstractmethod
+    def episode_keyword_search(self, scope: Scope, query: str, limit: int) -> list[tuple[str, float]]: ...
+
+    # -- notes -----------------------------------------------------------------------------
+    @abstractmethod
+    def insert_note(self, scope: Scope, note: Note, vector: np.ndarray | None) -> None: ...
+
+    @abstractmethod
+    def get_notes(self, scope: Scope, note_ids: list[str]) -> list[Note]: ...
+
+    @abstractmethod
+    def list_notes(self, scope: Scope, namespaces: list[str] | None, include_forgotten: bool, limit: int,
+                   offset: int) -> tuple[list[Note], int]: ...
+
+    @abstractmethod
+    def forget_note(self, scope: Scope, note_id: str, at: datetime, superseded_by: str | None) -> None: ...
+
+    @abstractmethod
+    def note_matrix(self, scope: Scope) -> tuple[list[str], np.ndarray, list]:
+        """Ids, vectors and namespaces of the dataset's remembered (not forgotten) notes."""
+
+    @abstractmethod
+    def note_keyword_search(self, scope: Scope, query: str, limit: int) -> list[tuple[str, float]]: ...
+
     # -- embeddings filled later -----------------------------------------------------
     @abstractmethod
-    def pending_facts(self, limit: int, project: str | None = None,
-                      environment: str | None = None) -> list[tuple[Scope, str, str]]:
-        """(scope, fact_id, embed_text) of facts without a vector, optionally of one tenant."""
+    def pending(self, kind: str, limit: int, project: str | None = None,
+                environment: str | None = None) -> list[tuple[Scope, str, str]]:
+        """(scope, id, text) of rows of ``kind`` (fact, entity, episode, note) without a vector."""
 
     @abstractmethod
-    def pending_entities(self, limit: int, project: str | None = None,
-                         environment: str | None = None) -> list[tuple[Scope, str, str]]:
-        """(scope, entity_id, name) of entities without a vector."""
+    def set_vector(self, kind: str, scope: Scope, key: str, text: str, vector: np.ndarray) -> bool:
+        """Write a vector only if the row's text is still ``text`` (an edited row stays pending)."""
 
-    @abstractmethod
-    def set_entity_vector(self, scope: Scope, entity_id: str, name: str, vector: np.ndarray) -> bool:
-        """Write an entity's vector only if its name is still ``name``."""
+    def pending_facts(self, limit: int, project: str | None = None, environment: str | None = None):
+        return self.pending("fact", limit, project, environment)
 
-    @abstractmethod
+    def pending_entities(self, limit: int, project: str | None = None, environment: str | None = None):
+        return self.pending("entity", limit, project, environment)
+
     def set_fact_vector(self, scope: Scope, fact_id: str, embed_text: str, vector: np.ndarray) -> bool:
-        """Write a vector only if the fact's text is still ``embed_text``."""
+        return self.set_vector("fact", scope, fact_id, embed_text, vector)
+
+    def set_entity_vector(self, scope: Scope, entity_id: str, name: str, vector: np.ndarray) -> bool:
+        return self.set_vector("entity", scope, entity_id, name, vector)

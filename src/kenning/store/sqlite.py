@@ -9,10 +9,12 @@ cached and invalidated by a local write counter and ``PRAGMA data_version``
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import sqlite3
 import threading
+from collections import OrderedDict
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
@@ -22,7 +24,7 @@ import numpy as np
 from .. import timeutil
 from ..embed.base import check_vectors
 from ..errors import ConfigError, DimensionMismatch, DuplicateFact, MigrationError, StoreError
-from ..model import Entity, Episode, Fact, Scope
+from ..model import Entity, Episode, Fact, Note, Scope
 from .base import FactQuery, Store
 
 LIVE_NOW = ("f.invalid_at IS NULL AND f.valid_at <= :t "
@@ -30,6 +32,7 @@ LIVE_NOW = ("f.invalid_at IS NULL AND f.valid_at <= :t "
 LIVE_AS_OF = ("(f.invalid_at IS NULL OR f.invalid_at > :t) AND f.valid_at <= :t "
               "AND (f.valid_until IS NULL OR f.valid_until > :t)")
 SCOPE = "f.project = :p AND f.environment = :e AND f.dataset = :d"
+MATRIX_CACHE_SIZE = 256  # datasets' matrices kept in memory (each a few MB at most)
 
 
 def _script(db: sqlite3.Connection, sql: str) -> None:
@@ -97,7 +100,54 @@ def m001_initial(db: sqlite3.Connection) -> None:
     """)
 
 
-MIGRATIONS = [m001_initial]
+def m002_messages_and_notes(db: sqlite3.Connection) -> None:
+    """Keyword search over messages and notes. Their FTS rows carry a scope token, so a
+    search intersects posting lists instead of filtering every dataset's matches."""
+    _script(db, """
+    CREATE INDEX episodes_time ON episodes (project, environment, dataset, at);
+    CREATE VIRTUAL TABLE episodes_fts USING fts5 (
+        content, scope, episode_id UNINDEXED, chat UNINDEXED, tokenize='porter unicode61');
+    CREATE TRIGGER episodes_ai AFTER INSERT ON episodes BEGIN
+        INSERT INTO episodes_fts (content, scope, episode_id, chat)
+        VALUES (new.content, scope_token(new.project, new.environment, new.dataset), new.episode_id, new.chat);
+    END;
+    CREATE TRIGGER episodes_ad AFTER DELETE ON episodes BEGIN
+        DELETE FROM episodes_fts WHERE episode_id = old.episode_id
+            AND scope = scope_token(old.project, old.environment, old.dataset);
+    END;
+    INSERT INTO episodes_fts (content, scope, episode_id, chat)
+        SELECT content, scope_token(project, environment, dataset), episode_id, chat FROM episodes;
+    CREATE TABLE notes (
+        rowid INTEGER PRIMARY KEY,
+        project TEXT NOT NULL, environment TEXT NOT NULL, dataset TEXT NOT NULL,
+        namespace TEXT NOT NULL, note_id TEXT NOT NULL UNIQUE, text TEXT NOT NULL,
+        created_at TEXT NOT NULL, forgotten_at TEXT, superseded_by TEXT, embedding BLOB);
+    CREATE INDEX notes_scope ON notes (project, environment, dataset, namespace, created_at);
+    CREATE VIRTUAL TABLE notes_fts USING fts5 (
+        text, scope, note_id UNINDEXED, tokenize='porter unicode61');
+    CREATE TRIGGER notes_ai AFTER INSERT ON notes BEGIN
+        INSERT INTO notes_fts (text, scope, note_id)
+        VALUES (new.text, scope_token(new.project, new.environment, new.dataset), new.note_id);
+    END;
+    CREATE TRIGGER notes_ad AFTER DELETE ON notes BEGIN
+        DELETE FROM notes_fts WHERE note_id = old.note_id;
+    END;
+    """)
+
+
+MIGRATIONS = [m001_initial, m002_messages_and_notes]
+VECTOR_TABLES = {  # kind -> (table, key column, the text a vector is computed from)
+    "fact": ("facts", "fact_id", "embed_text"),
+    "entity": ("entities", "entity_id", "name"),
+    "episode": ("episodes", "episode_id", "content"),
+    "note": ("notes", "note_id", "text"),
+}
+EMBED_PREFIX_CHARS = 2000  # the model reads 256 tokens; never tokenise a 100k-character text whole
+
+
+def scope_token(project: str, environment: str, dataset: str) -> str:
+    """One FTS token per scope: 'k' + 20 hex digits of a hash of the tenant key."""
+    return "k" + hashlib.sha1(f"{project}\0{environment}\0{dataset}".encode()).hexdigest()[:20]
 
 
 def _blob(vec: np.ndarray | None) -> bytes | None:
@@ -125,10 +175,11 @@ class SQLiteStore(Store):
         except sqlite3.Error as exc:
             raise ConfigError(f"cannot open SQLite database {self.path}: {exc}") from exc
         self._db.row_factory = sqlite3.Row
+        self._db.create_function("scope_token", 3, scope_token, deterministic=True)
         self._lock = threading.RLock()
         self._depth = 0
         self._writes: dict[Scope, int] = {}
-        self._matrix_cache: dict[Scope, tuple] = {}
+        self._matrix_cache: OrderedDict[tuple, tuple] = OrderedDict()
         with self._lock:
             if self.path != ":memory:":
                 self._db.execute("PRAGMA journal_mode=WAL")
@@ -218,20 +269,110 @@ class SQLiteStore(Store):
                 (*scope, client_ref, json.dumps(receipt), timeutil.dump(at)))
 
     # -- episodes -------------------------------------------------------------------
-    def insert_episode(self, scope: Scope, episode: Episode) -> None:
-        self._q("INSERT OR IGNORE INTO episodes (project, environment, dataset, episode_id, role, chat, content, at, created_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    def insert_episode(self, scope: Scope, episode: Episode, vector: np.ndarray | None = None) -> None:
+        self._check(vector)
+        self._q("INSERT OR IGNORE INTO episodes (project, environment, dataset, episode_id, role, chat, content, at,"
+                " created_at, embedding) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (*scope, episode.episode_id, episode.role, episode.chat, episode.content,
-                 timeutil.dump(episode.at), timeutil.dump(episode.created_at)))
+                 timeutil.dump(episode.at), timeutil.dump(episode.created_at), _blob(vector)))
+        self._bump(scope)
+
+    def get_episodes(self, scope: Scope, episode_ids: list[str]) -> list[Episode]:
+        if not episode_ids:
+            return []
+        marks = ",".join("?" * len(episode_ids))
+        rows = self._q(f"SELECT * FROM episodes WHERE project=? AND environment=? AND dataset=?"
+                       f" AND episode_id IN ({marks})", (*scope, *episode_ids))
+        by_id = {r["episode_id"]: _episode(r) for r in rows}
+        return [by_id[i] for i in episode_ids if i in by_id]
+
+    def episode_matrix(self, scope: Scope) -> tuple[list[str], np.ndarray, list]:
+        def load():
+            rows = self._q("SELECT episode_id, embedding, chat FROM episodes WHERE project=? AND environment=?"
+                           " AND dataset=? AND embedding IS NOT NULL ORDER BY at, rowid", tuple(scope))
+            ids, matrix = _matrix(rows, "episode_id", self.embedding_dim())
+            return ids, matrix, [r["chat"] for r in rows]
+        return self._cached(("episode", scope), scope, load)
+
+    def episode_keyword_search(self, scope: Scope, query: str, limit: int) -> list[tuple[str, float]]:
+        fts = _fts_query(query)
+        if fts is None:
+            return []
+        rows = self._q("SELECT episode_id, bm25(episodes_fts) AS score FROM episodes_fts WHERE episodes_fts MATCH ?"
+                       " ORDER BY score LIMIT ?", (f"scope:{scope_token(*scope)} AND ({fts})", limit))
+        return [(r[0], -float(r[1])) for r in rows]
+
+    # -- notes ------------------------------------------------------------------------
+    def insert_note(self, scope: Scope, note: Note, vector: np.ndarray | None) -> None:
+        self._check(vector)
+        self._q("INSERT INTO notes (project, environment, dataset, namespace, note_id, text, created_at, embedding)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (*scope, note.namespace, note.note_id, note.text, timeutil.dump(note.created_at), _blob(vector)))
+        self._bump(scope)
+
+    def get_notes(self, scope: Scope, note_ids: list[str]) -> list[Note]:
+        if not note_ids:
+            return []
+        marks = ",".join("?" * len(note_ids))
+        rows = self._q(f"SELECT * FROM notes WHERE project=? AND environment=? AND dataset=? AND note_id IN ({marks})",
+                       (*scope, *note_ids))
+        by_id = {r["note_id"]: _note(r) for r in rows}
+        return [by_id[i] for i in note_ids if i in by_id]
+
+    def list_notes(self, scope: Scope, namespaces: list[str] | None, include_forgotten: bool, limit: int,
+                   offset: int) -> tuple[list[Note], int]:
+        where = "project=? AND environment=? AND dataset=?"
+        params: list = list(scope)
+        if namespaces is not None:
+            where += f" AND namespace IN ({','.join('?' * len(namespaces))})"
+            params += namespaces
+        if not include_forgotten:
+            where += " AND forgotten_at IS NULL"
+        total = self._q(f"SELECT count(*) FROM notes WHERE {where}", params)[0][0]
+        rows = self._q(f"SELECT * FROM notes WHERE {where} ORDER BY created_at, rowid LIMIT ? OFFSET ?",
+                       (*params, limit, offset))
+        return [_note(r) for r in rows], total
+
+    def forget_note(self, scope: Scope, note_id: str, at: datetime, superseded_by: str | None) -> None:
+        self._q("UPDATE notes SET forgotten_at=?, superseded_by=? WHERE project=? AND environment=? AND dataset=?"
+                " AND note_id=? AND forgotten_at IS NULL", (timeutil.dump(at), superseded_by, *scope, note_id))
+        self._bump(scope)
+
+    def note_matrix(self, scope: Scope) -> tuple[list[str], np.ndarray, list]:
+        def load():
+            rows = self._q("SELECT note_id, embedding, namespace FROM notes WHERE project=? AND environment=?"
+                           " AND dataset=? AND forgotten_at IS NULL AND embedding IS NOT NULL ORDER BY rowid",
+                           tuple(scope))
+            ids, matrix = _matrix(rows, "note_id", self.embedding_dim())
+            return ids, matrix, [r["namespace"] for r in rows]
+        return self._cached(("note", scope), scope, load)
+
+    def note_keyword_search(self, scope: Scope, query: str, limit: int) -> list[tuple[str, float]]:
+        fts = _fts_query(query)
+        if fts is None:
+            return []
+        rows = self._q("SELECT f.note_id, bm25(notes_fts) AS score FROM notes_fts f JOIN notes n ON n.note_id = f.note_id"
+                       " WHERE notes_fts MATCH ? AND n.forgotten_at IS NULL ORDER BY score LIMIT ?",
+                       (f"scope:{scope_token(*scope)} AND ({fts})", limit))
+        return [(r[0], -float(r[1])) for r in rows]
+
+    def _cached(self, key: tuple, scope: Scope, load):
+        """Per-dataset matrices, invalidated by local writes and by other connections' commits."""
+        with self._lock:
+            version = (self._writes.get(scope, 0), self._db.execute("PRAGMA data_version").fetchone()[0])
+            hit = self._matrix_cache.get(key)
+            if hit and hit[0] == version:
+                self._matrix_cache.move_to_end(key)
+                return hit[1]
+            value = load()
+            self._matrix_cache[key] = (version, value)
+            while len(self._matrix_cache) > MATRIX_CACHE_SIZE:
+                self._matrix_cache.popitem(last=False)
+            return value
 
     def get_episode(self, scope: Scope, episode_id: str) -> Episode | None:
-        rows = self._q("SELECT * FROM episodes WHERE project=? AND environment=? AND dataset=? AND episode_id=?",
-                       (*scope, episode_id))
-        if not rows:
-            return None
-        r = rows[0]
-        return Episode(episode_id=r["episode_id"], role=r["role"], content=r["content"], chat=r["chat"],
-                       at=timeutil.load(r["at"]), created_at=timeutil.load(r["created_at"]))
+        found = self.get_episodes(scope, [episode_id])
+        return found[0] if found else None
 
     # -- entities -------------------------------------------------------------------
     def entities(self, scope: Scope, type: str | None = None) -> list[Entity]:
@@ -381,21 +522,14 @@ class SQLiteStore(Store):
         return [(r[0], -float(r[1])) for r in rows]
 
     def live_matrix(self, scope: Scope, at: datetime) -> tuple[list[str], np.ndarray]:
-        with self._lock:
-            version = (self._writes.get(scope, 0), self._db.execute("PRAGMA data_version").fetchone()[0])
-            cached = self._matrix_cache.get(scope)
-            if cached and cached[0] == version:
-                rows = cached[1]
-            else:
-                rows = self._q(
-                    "SELECT fact_id, embedding, valid_at, valid_until FROM facts f WHERE "
-                    f"{SCOPE} AND f.invalid_at IS NULL AND f.embedding IS NOT NULL",
-                    {"p": scope.project, "e": scope.environment, "d": scope.dataset})
-                ids, matrix = _matrix(rows, "fact_id", self.embedding_dim())
-                windows = [(r["valid_at"], r["valid_until"]) for r in rows]
-                rows = (ids, matrix, windows)
-                self._matrix_cache[scope] = (version, rows)
-        ids, matrix, windows = rows
+        def load():
+            rows = self._q(
+                "SELECT fact_id, embedding, valid_at, valid_until FROM facts f WHERE "
+                f"{SCOPE} AND f.invalid_at IS NULL AND f.embedding IS NOT NULL",
+                {"p": scope.project, "e": scope.environment, "d": scope.dataset})
+            ids, matrix = _matrix(rows, "fact_id", self.embedding_dim())
+            return ids, matrix, [(r["valid_at"], r["valid_until"]) for r in rows]
+        ids, matrix, windows = self._cached(("fact", scope), scope, load)
         t = timeutil.dump(at)
         keep = [i for i, (va, vu) in enumerate(windows) if va <= t and (vu is None or vu > t)]
         if len(keep) == len(ids):
@@ -406,34 +540,21 @@ class SQLiteStore(Store):
         self._writes[scope] = self._writes.get(scope, 0) + 1
 
     # -- pending embeddings --------------------------------------------------------------
-    def pending_facts(self, limit: int, project: str | None = None,
-                      environment: str | None = None) -> list[tuple[Scope, str, str]]:
-        rows = self._q("SELECT project, environment, dataset, fact_id, embed_text FROM facts WHERE embedding IS NULL"
+    def pending(self, kind: str, limit: int, project: str | None = None,
+                environment: str | None = None) -> list[tuple[Scope, str, str]]:
+        table, key, text = VECTOR_TABLES[kind]
+        rows = self._q(f"SELECT project, environment, dataset, {key}, {text} FROM {table} WHERE embedding IS NULL"
                        " AND (:p IS NULL OR project = :p) AND (:e IS NULL OR environment = :e) ORDER BY rowid LIMIT :n",
                        {"p": project, "e": environment, "n": limit})
         return [(Scope(r[0], r[1], r[2]), r[3], r[4]) for r in rows]
 
-    def pending_entities(self, limit: int, project: str | None = None,
-                         environment: str | None = None) -> list[tuple[Scope, str, str]]:
-        rows = self._q("SELECT project, environment, dataset, entity_id, name FROM entities WHERE embedding IS NULL"
-                       " AND (:p IS NULL OR project = :p) AND (:e IS NULL OR environment = :e)"
-                       " ORDER BY created_at LIMIT :n", {"p": project, "e": environment, "n": limit})
-        return [(Scope(r[0], r[1], r[2]), r[3], r[4]) for r in rows]
-
-    def set_entity_vector(self, scope: Scope, entity_id: str, name: str, vector: np.ndarray) -> bool:
+    def set_vector(self, kind: str, scope: Scope, key_value: str, text_value: str, vector: np.ndarray) -> bool:
         self._check(vector)
+        table, key, text = VECTOR_TABLES[kind]
         with self._lock:
             cur = self._db.execute(
-                "UPDATE entities SET embedding=? WHERE project=? AND environment=? AND dataset=? AND entity_id=?"
-                " AND name=?", (_blob(vector), *scope, entity_id, name))
-            return cur.rowcount == 1
-
-    def set_fact_vector(self, scope: Scope, fact_id: str, embed_text: str, vector: np.ndarray) -> bool:
-        self._check(vector)
-        with self._lock:
-            cur = self._db.execute(
-                "UPDATE facts SET embedding=? WHERE project=? AND environment=? AND dataset=? AND fact_id=?"
-                " AND embed_text=?", (_blob(vector), *scope, fact_id, embed_text))
+                f"UPDATE {table} SET embedding=? WHERE project=? AND environment=? AND dataset=? AND {key}=?"
+                f" AND {text}=?", (_blob(vector), *scope, key_value, text_value))
             self._bump(scope)
             return cur.rowcount == 1
 
@@ -444,6 +565,17 @@ def _matrix(rows, key: str, dim: int | None) -> tuple[list[str], np.ndarray]:
     ids = [r[key] for r in rows]
     matrix = np.frombuffer(b"".join(r["embedding"] for r in rows), dtype=np.float32).reshape(len(rows), -1)
     return ids, matrix
+
+
+def _episode(r: sqlite3.Row) -> Episode:
+    return Episode(episode_id=r["episode_id"], role=r["role"], content=r["content"], chat=r["chat"],
+                   at=timeutil.load(r["at"]), created_at=timeutil.load(r["created_at"]))
+
+
+def _note(r: sqlite3.Row) -> Note:
+    return Note(note_id=r["note_id"], text=r["text"], namespace=r["namespace"],
+                created_at=timeutil.load(r["created_at"]), forgotten_at=timeutil.load(r["forgotten_at"]),
+                superseded_by=r["superseded_by"])
 
 
 def _entity(r: sqlite3.Row) -> Entity:
