@@ -16,7 +16,7 @@ from .model import AddResult, Entity, FactPage, Scope
 from .recall import Recaller, RecallResult
 from .store.base import FactQuery, Store
 from .store.sqlite import SQLiteStore
-from .write import WritePipeline
+from .write import WritePipeline, message_embed_text
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,127}$")
 
@@ -113,17 +113,19 @@ class Memory:
             raise ConfigError("no embedder configured; create Memory(embedder='local') to fill vectors")
         if not isinstance(batch, int) or batch < 1:
             raise InputError(f"batch must be a positive integer, not {batch!r}")
-        self._fill(self.store.pending_entities, self.store.set_entity_vector, batch, project, environment)
-        return self._fill(self.store.pending_facts, self.store.set_fact_vector, batch, project, environment)
+        for kind in ("entity", "episode", "note"):
+            self._fill(kind, batch, project, environment)
+        return self._fill("fact", batch, project, environment)
 
-    def _fill(self, pending_of, write, batch: int, project, environment) -> int:
+    def _fill(self, kind: str, batch: int, project, environment) -> int:
         written = 0
         while True:
-            pending = pending_of(batch, project, environment)
+            pending = self.store.pending(kind, batch, project, environment)
             if not pending:
                 return written
-            vectors = self.embedder.embed_batch([text for _, _, text in pending])
-            wrote = sum(write(scope, key, text, vec) for (scope, key, text), vec in zip(pending, vectors))
+            vectors = self.embedder.embed_batch([message_embed_text(text) for _, _, text in pending])
+            wrote = sum(self.store.set_vector(kind, scope, key, text, vec)
+                        for (scope, key, text), vec in zip(pending, vectors))
             written += wrote
             if not wrote:  # every text changed under us: stop rather than spin
                 return written

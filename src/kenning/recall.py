@@ -1,15 +1,18 @@
-"""The read path: hybrid retrieval over live facts and the rendered context block.
+"""The read path: hybrid retrieval over facts, notes and messages, and the context block.
 
-Signals, each a ranked list: exact vector similarity over the dataset's live
-facts, BM25 keyword search, entity anchors named in the query, and the slot a
-question asks about ("where … live" → ``lives in``). They are fused by weighted
-reciprocal rank fusion; recency breaks ties. Only live facts at or above the
-confidence floor come back, and each result says which signals found it.
+Each memory kind contributes ranked lists ("signals"): exact vector similarity
+within the dataset, BM25 keyword search, and for facts the entities named in
+the query and the slot a question asks about ("where … live" → ``lives in``).
+Lists are fused by weighted reciprocal rank fusion; the weights and depths are
+a named preset measured on LoCoMo (bench/locomo.py), not guesses. Only live
+facts at or above the confidence floor come back, and every item says which
+signals found it and with what raw score.
 """
 from __future__ import annotations
 
 import re
 from collections import OrderedDict
+from dataclasses import dataclass, field
 from datetime import datetime
 
 import numpy as np
@@ -17,16 +20,15 @@ from pydantic import BaseModel, Field
 
 from . import timeutil
 from .embed.base import Embedder
-from .model import Fact, Scope
+from .model import Episode, Fact, MessageHit, Note, NoteHit, Scope
 from .store.base import FactQuery, Store
 
-RRF_K = 20
-WEIGHTS = {"vector": 1.0, "keyword": 0.7, "entity": 0.9, "slot": 1.2}
-DEPTH = 50
 STOPWORDS = frozenset("""a an the of to in on at for and or is are was were be been do does did what which
  who whom whose where when why how user user's users their they them he she his her it its this that
- any some about know tell me you your my i we our has have had there any all with from by as can could
- would should will into than then so if not no yes please""".split())
+ any some about know tell me you your my i we our has have had there all with from by as can could
+ would should will into than then so if not no yes please did ever""".split())
+MAX_QUERY_TERMS = 64
+REDUNDANT = 0.5  # weight of a second item from the same message
 # Questions name slots in words of their own; map the common ones to predicates.
 SLOT_HINTS = [
     (r"\b(?:live|living|lives|reside|home|city|based|address)\b", ("lives in",)),
@@ -39,7 +41,7 @@ SLOT_HINTS = [
     (r"\b(?:from|origin|grew up|hometown)\b", ("is from", "grew up in")),
     (r"\b(?:languages?|speak)\b", ("speaks",)),
     (r"\b(?:eat|diet|food|vegetarian|vegan)\b", ("follows diet", "does not eat", "eats", "is allergic to", "likes")),
-    (r"\b(?:pets?|dog|cat)\b", ("has dog", "has cat", "has")),
+    (r"\b(?:pets?|dog|cat)\b", ("has dog", "has cat", "has pet", "has")),
     (r"\b(?:study|studies|university|degree|school)\b", ("studies", "studies at")),
     (r"\b(?:drive|car)\b", ("drives", "owns")),
     (r"\b(?:like|likes|enjoy|favorite|favourite|hobbies|hobby|love)\b", ("likes",)),
@@ -47,63 +49,164 @@ SLOT_HINTS = [
 ]
 
 
+@dataclass(frozen=True)
+class Preset:
+    """How signals are weighed and how deep each list is read: a named, measured strategy."""
+
+    name: str
+    weights: dict[tuple[str, str], float] = field(default_factory=dict)
+    rrf_k: int = 20
+    depth: int = 50
+
+
+HYBRID = Preset("hybrid", {
+    ("fact", "vector"): 1.0, ("fact", "keyword"): 0.7, ("fact", "entity"): 0.9, ("fact", "slot"): 1.2,
+    ("message", "vector"): 1.0, ("message", "keyword"): 0.7,
+    ("note", "vector"): 1.0, ("note", "keyword"): 0.7,
+})
+PRESETS = {p.name: p for p in (HYBRID,)}
+
+
 class RecallItem(BaseModel):
-    kind: str
+    kind: str                      # fact | note | message
     id: str
     text: str
     score: float
     signals: dict[str, float] = Field(default_factory=dict)
     fact: Fact | None = None
-    episode_id: str | None = None
+    note: Note | None = None
+    message: MessageHit | None = None
+    episode_id: str | None = None   # the message a fact came from
+    message_id: str | None = None   # a message item's own id
 
 
 class RecallResult(BaseModel):
     query: str
     context: str
     facts: list[Fact] = Field(default_factory=list)
-    notes: list = Field(default_factory=list)
-    messages: list = Field(default_factory=list)
+    notes: list[Note] = Field(default_factory=list)
+    messages: list[MessageHit] = Field(default_factory=list)
     items: list[RecallItem] = Field(default_factory=list)
 
 
 def query_terms(query: str) -> str:
-    return " ".join(w for w in re.findall(r"\w+", query.lower()) if w not in STOPWORDS)
+    words = [w for w in re.findall(r"\w+", query.lower()) if w not in STOPWORDS]
+    return " ".join(list(dict.fromkeys(words))[:MAX_QUERY_TERMS])
+
+
+def top_k(ids: list[str], matrix: np.ndarray, qvec: np.ndarray, k: int, keep=None) -> list[tuple[str, float]]:
+    """Exact cosine top-k (vectors are unit length); ``keep`` filters rows first."""
+    if not len(ids):
+        return []
+    scores = matrix @ qvec
+    if keep is not None:
+        scores = np.where(keep, scores, -np.inf)
+    k = min(k, len(ids))
+    part = np.argpartition(-scores, k - 1)[:k]
+    order = part[np.argsort(-scores[part])]
+    return [(ids[i], float(scores[i])) for i in order if np.isfinite(scores[i])]
+
+
+def fuse(ranked: dict[tuple[str, str], list[tuple[str, float]]], preset: Preset):
+    """Weighted reciprocal rank fusion over (kind, signal) lists → {(kind, id): score}, signals."""
+    fused: dict[tuple[str, str], float] = {}
+    signals: dict[tuple[str, str], dict[str, float]] = {}
+    for (kind, signal), hits in ranked.items():
+        weight = preset.weights.get((kind, signal), 0.0)
+        if not weight:
+            continue
+        for rank, (key, raw) in enumerate(hits):
+            item = (kind, key)
+            fused[item] = fused.get(item, 0.0) + weight / (preset.rrf_k + rank + 1)
+            signals.setdefault(item, {})[signal] = round(raw, 4)
+    return fused, signals
 
 
 class Recaller:
-    def __init__(self, store: Store, embedder: Embedder | None, floor: float, budget_chars: int):
+    def __init__(self, store: Store, embedder: Embedder | None, floor: float, budget_chars: int,
+                 preset: Preset = HYBRID):
         self.store, self.embedder, self.floor, self.budget = store, embedder, floor, budget_chars
+        self.preset = preset
+
+    def embed_query(self, query: str) -> np.ndarray | None:
+        return None if self.embedder is None else self.embedder.embed(query[:2000])
+
+    # -- the one ranking behind recall, messages.search and notes.search ------------------
+    def rank(self, scope: Scope, query: str, kinds=("fact", "note", "message"), at: datetime | None = None,
+             exclude_chat: str | None = None, namespaces: list[str] | None = None):
+        at = at or timeutil.now()
+        qvec = self.embed_query(query)
+        terms = query_terms(query)
+        depth = self.preset.depth
+        ranked: dict[tuple[str, str], list[tuple[str, float]]] = {}
+        if "fact" in kinds:
+            if qvec is not None:
+                ids, matrix = self.store.live_matrix(scope, at)
+                ranked["fact", "vector"] = top_k(ids, matrix, qvec, depth)
+            if terms:
+                ranked["fact", "keyword"] = self.store.keyword_search(scope, terms, at, depth)
+            ranked["fact", "entity"] = self._entity_hits(scope, query)
+            ranked["fact", "slot"] = self._slot_hits(scope, query, at)
+        if "message" in kinds:
+            ids, matrix, chats = self.store.episode_matrix(scope)
+            keep = None if exclude_chat is None else np.array([c != exclude_chat for c in chats], dtype=bool)
+            if qvec is not None:
+                ranked["message", "vector"] = top_k(ids, matrix, qvec, depth, keep)
+            if terms:
+                hits = self.store.episode_keyword_search(scope, terms, depth * 2)
+                if exclude_chat is not None:
+                    excluded = {i for i, c in zip(ids, chats) if c == exclude_chat}
+                    hits = [h for h in hits if h[0] not in excluded]
+                ranked["message", "keyword"] = hits[:depth]
+        if "note" in kinds:
+            ids, matrix, spaces = self.store.note_matrix(scope)
+            keep = None if namespaces is None else np.array([s in namespaces for s in spaces], dtype=bool)
+            if qvec is not None:
+                ranked["note", "vector"] = top_k(ids, matrix, qvec, depth, keep)
+            if terms:
+                allowed = None if namespaces is None else {i for i, s in zip(ids, spaces) if s in namespaces}
+                hits = self.store.note_keyword_search(scope, terms, depth * 2)
+                ranked["note", "keyword"] = [h for h in hits if allowed is None or h[0] in allowed][:depth]
+        return fuse(ranked, self.preset)
 
     def recall(self, scope: Scope, query: str, limit: int = 10, budget: int | None = None,
                at: datetime | None = None) -> RecallResult:
         at = at or timeutil.now()
-        ranked: dict[str, list[tuple[str, float]]] = {}
-        if self.embedder is not None:
-            ids, matrix = self.store.live_matrix(scope, at)
-            if len(ids):
-                scores = matrix @ self.embedder.embed(query)
-                top = np.argsort(-scores)[:DEPTH]
-                ranked["vector"] = [(ids[i], float(scores[i])) for i in top]
-        terms = query_terms(query)
-        if terms:
-            ranked["keyword"] = self.store.keyword_search(scope, terms, at, DEPTH)
-        ranked["entity"] = self._entity_hits(scope, query)
-        ranked["slot"] = self._slot_hits(scope, query, at)
+        fused, signals = self.rank(scope, query, at=at)
+        order = sorted(fused, key=lambda item: -fused[item])
+        facts = {f.fact_id: f for f in self.store.get_facts(scope, [k for kind, k in order if kind == "fact"])}
+        notes = {n.note_id: n for n in self.store.get_notes(scope, [k for kind, k in order if kind == "note"])}
+        episodes = {e.episode_id: e for e in self.store.get_episodes(
+            scope, [k for kind, k in order if kind == "message"])}
 
-        fused: dict[str, float] = {}
-        signals: dict[str, dict[str, float]] = {}
-        for name, hits in ranked.items():
-            for rank, (fid, raw) in enumerate(hits):
-                fused[fid] = fused.get(fid, 0.0) + WEIGHTS[name] / (RRF_K + rank + 1)
-                signals.setdefault(fid, {})[name] = round(raw, 4)
-        facts = {f.fact_id: f for f in self.store.get_facts(scope, list(fused))}
-        live = [f for f in facts.values() if f.live_at(at) and f.invalid_at is None and f.confidence >= self.floor]
-        live.sort(key=lambda f: (-fused[f.fact_id], -f.valid_at.timestamp()))
-        live = live[:limit]
-        items = [RecallItem(kind="fact", id=f.fact_id, text=f.text, score=round(fused[f.fact_id], 6),
-                            signals=signals[f.fact_id], fact=f, episode_id=f.episode_id) for f in live]
-        return RecallResult(query=query, context=render_context(live, budget or self.budget),
-                            facts=live, items=items)
+        items: list[RecallItem] = []
+        for kind, key in order:
+            score, sig = round(fused[kind, key], 6), signals[kind, key]
+            if kind == "fact":
+                f = facts.get(key)
+                if f is None or f.invalid_at is not None or not f.live_at(at) or f.confidence < self.floor:
+                    continue
+                items.append(RecallItem(kind="fact", id=key, text=f.text, score=score, signals=sig, fact=f,
+                                        episode_id=f.episode_id))
+            elif kind == "note":
+                n = notes.get(key)
+                if n is None or n.forgotten_at is not None:
+                    continue
+                items.append(RecallItem(kind="note", id=key, text=n.text, score=score, signals=sig, note=n))
+            else:
+                e = episodes.get(key)
+                if e is None:
+                    continue
+                hit = message_hit(e, score, sig)
+                items.append(RecallItem(kind="message", id=key, text=e.content, score=score, signals=sig,
+                                        message=hit, message_id=key))
+        items = _diverse(items)[:limit]
+        result = RecallResult(query=query, context="", items=items,
+                              facts=[i.fact for i in items if i.fact is not None],
+                              notes=[i.note for i in items if i.note is not None],
+                              messages=[i.message for i in items if i.message is not None])
+        result.context = render_context(result.facts, result.notes, result.messages, budget or self.budget)
+        return result
 
     def _entity_hits(self, scope: Scope, query: str) -> list[tuple[str, float]]:
         q = " " + " ".join(re.findall(r"\w+", query.lower())) + " "
@@ -123,30 +226,69 @@ class Recaller:
                 wanted.extend(p for p in predicates if p not in wanted)
         if not wanted:
             return []
-        facts = self.store.facts_in_slot(scope, wanted, at)
         order = {p: i for i, p in enumerate(wanted)}
-        facts = [f for f in facts if f.live_at(at)]
+        facts = [f for f in self.store.facts_in_slot(scope, wanted, at) if f.live_at(at)]
         facts.sort(key=lambda f: (order[f.predicate], -f.valid_at.timestamp()))
         return [(f.fact_id, 1.0) for f in facts]
 
 
-def render_context(facts: list[Fact], budget_chars: int) -> str:
-    """Facts grouped by anchor (best group first), one line each, within the budget."""
-    if not facts:
-        return ""
-    groups: OrderedDict[str, list[Fact]] = OrderedDict()
-    for f in facts:
-        groups.setdefault(f.anchor, []).append(f)
-    lines = ["User facts:"]
-    used = len(lines[0])
-    for anchor, group in groups.items():
-        for f in group:
-            line = f"- {f.predicate}: {f.object}" if f.object else f"- {f.predicate}"
-            line += f" (since {f.valid_at.date().isoformat()})"
-            if f.valid_until is not None:
-                line = line[:-1] + f", until {f.valid_until.date().isoformat()})"
-            if used + len(line) + 1 > budget_chars:
-                return "\n".join(lines)
-            lines.append(line)
-            used += len(line) + 1
-    return "\n".join(lines)
+def message_hit(e: Episode, score: float, signals: dict[str, float]) -> MessageHit:
+    return MessageHit(message_id=e.episode_id, chat=e.chat, role=e.role, at=e.at, text=e.content,
+                      score=score, signals=signals)
+
+
+def _diverse(items: list[RecallItem]) -> list[RecallItem]:
+    """A fact and the message it came from say one thing: the second voice of one source counts
+    half, so the first places go to items that bring something new. Scores stay sorted."""
+    seen: set[str] = set()
+    for item in items:
+        source = item.episode_id or item.message_id
+        if source and source in seen:
+            item.score = round(item.score * REDUNDANT, 6)
+        elif source:
+            seen.add(source)
+    return sorted(items, key=lambda i: -i.score)
+
+
+def render_context(facts: list[Fact], notes: list[Note], messages: list[MessageHit], budget_chars: int) -> str:
+    """Facts grouped by anchor (best group first), then notes, then messages; within the budget."""
+    sections: list[tuple[str, list[str]]] = []
+    if facts:
+        groups: OrderedDict[str, list[Fact]] = OrderedDict()
+        for f in facts:
+            groups.setdefault(f.anchor, []).append(f)
+        lines = []
+        for group in groups.values():
+            for f in group:
+                line = f"- {f.predicate}: {f.object}" if f.object else f"- {f.predicate}"
+                window = f"since {f.valid_at.date().isoformat()}"
+                if f.valid_until is not None:
+                    window += f", until {f.valid_until.date().isoformat()}"
+                lines.append(f"{line} ({window})")
+        sections.append(("User facts:", lines))
+    if notes:
+        sections.append(("Notes:", [f"- {_one_line(n.text)}" for n in notes]))
+    if messages:
+        sections.append(("Earlier messages:", [f"- [{m.at.date().isoformat()}] {m.role}: {_one_line(m.text)}"
+                                               for m in messages]))
+    out: list[str] = []
+    used = 0
+    for header, lines in sections:
+        if used + len(header) + 1 > budget_chars:
+            break
+        block = [header]
+        size = len(header) + 1
+        for line in lines:
+            if used + size + len(line) + 1 > budget_chars:
+                break
+            block.append(line)
+            size += len(line) + 1
+        if len(block) > 1:
+            out.extend(block)
+            used += size
+    return "\n".join(out)
+
+
+def _one_line(text: str, limit: int = 300) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -27,7 +27,13 @@ from .model import ENTITY_TYPES, FACT_KINDS, MAX_OBJECT_CHARS, AddResult, Entity
 from .store.base import Store
 
 ROLES = ("user", "assistant", "system", "tool")
+EMBED_PREFIX_CHARS = 2000
 FUTURE_SKEW = timedelta(days=1)  # clocks differ; a message from next year is a bug
+
+
+def message_embed_text(text: str) -> str:
+    """A message's vector reads its opening: the model sees 256 tokens, never tokenise 100k characters."""
+    return text[:EMBED_PREFIX_CHARS]
 
 
 def embed_text(predicate: str, obj: str, text: str, object_is_entity: bool) -> str:
@@ -91,7 +97,8 @@ class WritePipeline:
 
         candidates = self.extractor.extract(text, at=at, context=[])
         plans, rejected = self._normalise(candidates, at)
-        vectors = self._prefetch(scope, plans)
+        message_text = None if temporary else message_embed_text(text)
+        vectors = self._prefetch(scope, plans, message_text)
         episode_id = message_id or f"ep_{uuid.uuid4().hex}"
         result = AddResult(status="skipped", candidates_extracted=len(candidates),
                            episode_id=None if temporary else episode_id,
@@ -106,8 +113,10 @@ class WritePipeline:
                 if known is not None and known.content != text:
                     raise Conflict(f"message_id {episode_id!r} already names a different message in this dataset; "
                                    "use a new message_id for a new message")
-                self.store.insert_episode(scope, Episode(
-                    episode_id=episode_id, role=role, content=text, chat=chat, at=at, created_at=timeutil.now()))
+                if known is None:
+                    self.store.insert_episode(scope, Episode(
+                        episode_id=episode_id, role=role, content=text, chat=chat, at=at, created_at=timeutil.now()),
+                        vectors.get(message_text))
             for plan in plans:
                 self._decide(scope, plan, at, episode_id if not temporary else None, vectors)
             self._fill(result, plans)
@@ -159,10 +168,13 @@ class WritePipeline:
         return plans, rejected
 
     # -- embeddings computed before the transaction -----------------------------------------
-    def _prefetch(self, scope: Scope, plans: list[_Plan]) -> dict[str, np.ndarray]:
-        if self.embedder is None or not plans:
+    def _prefetch(self, scope: Scope, plans: list[_Plan], message_text: str | None) -> dict[str, np.ndarray]:
+        """Everything this message needs embedded, in one batch: the message, objects, labels, facts."""
+        if self.embedder is None:
             return {}
-        texts = set()
+        texts = {message_text} if message_text else set()
+        if not plans:
+            return self._embed(texts)
         for p in plans:
             texts.add(p.obj)
             texts.add(p.predicate)
