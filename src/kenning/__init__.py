@@ -6,12 +6,13 @@ from .errors import (Conflict, ConfigError, DimensionMismatch, DuplicateFact, Em
                      NotFound, StoreError, TextTooLarge)
 from .extract.base import Candidate, Extractor
 from .memory import Memory
-from .model import AddResult, Entity, Episode, Fact, FactPage, Scope
+from .model import AddResult, Entity, Episode, Fact, FactPage, MessageHit, Note, NoteHit, Scope
 from .recall import RecallItem, RecallResult
 
 __version__ = "0.1.0"
 __all__ = [
     "Memory", "Settings", "Fact", "Entity", "Episode", "AddResult", "FactPage", "Scope", "RecallResult",
+    "Note", "NoteHit", "MessageHit",
     "RecallItem", "Candidate", "Extractor", "Embedder", "KenningError", "InputError", "TextTooLarge",
     "EmptyText", "InvalidTime", "InvalidScope", "EmbeddingError", "DimensionMismatch", "NonFiniteVector",
     "NotFound", "Conflict", "ExtractionError", "ConfigError", "StoreError", "MigrationError", "DuplicateFact",

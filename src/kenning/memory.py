@@ -16,6 +16,8 @@ from .model import AddResult, Entity, FactPage, Scope
 from .recall import Recaller, RecallResult
 from .store.base import FactQuery, Store
 from .store.sqlite import SQLiteStore
+from .messages import Messages
+from .notes import Notes
 from .write import WritePipeline, message_embed_text
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,127}$")
@@ -75,6 +77,8 @@ class Memory:
         self._writer = WritePipeline(self.store, extractor, self.embedder, self.settings, self.registry)
         self._reader = Recaller(self.store, self.embedder, self.settings.retrieval_floor,
                                 self.settings.context_budget_chars)
+        self.messages = Messages(self)
+        self.notes = Notes(self)
 
     # -- lifecycle ------------------------------------------------------------------
     def close(self) -> None:
@@ -134,23 +138,33 @@ class Memory:
     def recall(self, query: str, dataset: str, limit: int = 10, budget: int | None = None, *,
                project: str | None = None, environment: str | None = None) -> RecallResult:
         """The facts that answer ``query``, ranked, with a context block for the prompt."""
+        self._check_query(query, limit)
+        if budget is not None and (isinstance(budget, bool) or not isinstance(budget, int) or budget < 1):
+            raise InputError(f"budget must be a positive number of characters, not {budget!r}")
+        return self._reader.recall(self._scope(dataset, project, environment), query, limit=limit, budget=budget)
+
+    # -- argument checks shared by the read paths -------------------------------------
+    def _check_query(self, query: str, limit: int) -> None:
         if not isinstance(query, str) or not query.strip():
             raise InputError("query is empty; pass the question or the user's message")
         if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 100:
             raise InputError(f"limit must be an integer from 1 to 100, not {limit!r}")
-        if budget is not None and (isinstance(budget, bool) or not isinstance(budget, int) or budget < 1):
-            raise InputError(f"budget must be a positive number of characters, not {budget!r}")
-        return self._reader.recall(self._scope(dataset, project, environment), query, limit=limit, budget=budget)
+
+    def _check_page(self, limit: int, offset: int) -> None:
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 100:
+            raise InputError(f"limit must be an integer from 1 to 100, not {limit!r}")
+        if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
+            raise InputError(f"offset must be a non-negative integer, not {offset!r}")
+
+    def _message_time(self, at):
+        return self._writer.message_time(at)
 
     def list_facts(self, dataset: str, q: str | None = None, limit: int = 50, offset: int = 0,
                    include_invalidated: bool = False, as_of: datetime | str | None = None,
                    entity: str | None = None, *, project: str | None = None,
                    environment: str | None = None) -> FactPage:
         """Facts in time order: live now, live ``as_of`` a time, or the whole history."""
-        if not isinstance(limit, int) or not 1 <= limit <= 100:
-            raise InputError(f"limit must be an integer from 1 to 100, not {limit!r}")
-        if not isinstance(offset, int) or offset < 0:
-            raise InputError(f"offset must be a non-negative integer, not {offset!r}")
+        self._check_page(limit, offset)
         query = FactQuery(q=q, limit=limit, offset=offset, include_invalidated=include_invalidated,
                           as_of=timeutil.to_utc(as_of, field="as_of"), entity=entity)
         facts, total = self.store.list_facts(self._scope(dataset, project, environment), query)

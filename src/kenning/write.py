@@ -84,10 +84,7 @@ class WritePipeline:
             raise EmptyText("text is empty; pass what the user said")
         if role not in ROLES:
             raise InputError(f"role must be one of {', '.join(ROLES)}, not {role!r}")
-        at = timeutil.to_utc(at, field="at") or timeutil.now()
-        if at > timeutil.now() + FUTURE_SKEW:
-            raise InvalidTime(f"message time {at.isoformat()} lies in the future; pass when the message was "
-                              "said (default: now)")
+        at = self.message_time(at)
         if role != "user":
             return AddResult(status="skipped", reason="skipped_non_user_turn")
         if client_ref is not None:
@@ -127,6 +124,14 @@ class WritePipeline:
             first = self.store.get_facts(scope, result.memory_ids[:1])
             result.memory = first[0] if first else None
         return result
+
+    @staticmethod
+    def message_time(at: datetime | str | None) -> datetime:
+        at = timeutil.to_utc(at, field="at") or timeutil.now()
+        if at > timeutil.now() + FUTURE_SKEW:
+            raise InvalidTime(f"message time {at.isoformat()} lies in the future; pass when the message was "
+                              "said (default: now)")
+        return at
 
     def _already(self, scope: Scope, earlier: dict) -> AddResult:
         ids = earlier.get("memory_ids", [])

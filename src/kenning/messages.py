@@ -1,0 +1,72 @@
+"""Message recall: earlier chat messages, one embedding each, searched like everything else.
+
+Messages mined by ``add`` and messages indexed here are the same rows (episodes);
+a temporary chat stores nothing.
+"""
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from . import timeutil
+from .errors import Conflict, EmptyText, InputError, NotFound, TextTooLarge
+from .model import Episode, MessageHit
+from .recall import message_hit
+from .write import ROLES, message_embed_text
+
+if TYPE_CHECKING:
+    from .memory import Memory
+
+
+class Messages:
+    def __init__(self, memory: "Memory"):
+        self._m = memory
+
+    def index(self, dataset: str, content: str, role: str = "user", chat: str | None = None,
+              message_id: str | None = None, at: datetime | str | None = None, temporary: bool = False, *,
+              project: str | None = None, environment: str | None = None) -> Episode | None:
+        """Keep one message for recall without mining it; returns the stored message (None if temporary)."""
+        scope = self._m._scope(dataset, project, environment)
+        limit = self._m.settings.max_text_chars
+        if not isinstance(content, str):
+            raise InputError(f"content must be a string, not {type(content).__name__}")
+        if len(content) > limit:
+            raise TextTooLarge(f"message is {len(content):,} characters; the limit is {limit:,}")
+        if not content.strip():
+            raise EmptyText("message is empty")
+        if role not in ROLES:
+            raise InputError(f"role must be one of {', '.join(ROLES)}, not {role!r}")
+        when = self._m._message_time(at)
+        if temporary:
+            return None
+        episode = Episode(episode_id=message_id or f"ep_{uuid.uuid4().hex}", role=role, content=content, chat=chat,
+                          at=when, created_at=timeutil.now())
+        embedder = self._m.embedder
+        vector = embedder.embed(message_embed_text(content)) if embedder is not None else None
+        with self._m.store.transaction(scope):
+            known = self._m.store.get_episode(scope, episode.episode_id)
+            if known is not None:
+                if known.content != content:
+                    raise Conflict(f"message_id {episode.episode_id!r} already names a different message")
+                return known
+            self._m.store.insert_episode(scope, episode, vector)
+        return episode
+
+    def get(self, dataset: str, message_id: str, *, project: str | None = None,
+            environment: str | None = None) -> Episode:
+        found = self._m.store.get_episode(self._m._scope(dataset, project, environment), message_id)
+        if found is None:
+            raise NotFound(f"no message {message_id!r} in dataset {dataset!r}")
+        return found
+
+    def search(self, dataset: str, query: str, exclude_chat: str | None = None, limit: int = 10, *,
+               project: str | None = None, environment: str | None = None) -> list[MessageHit]:
+        """Earlier messages that match ``query`` (hybrid ranking), optionally outside one chat."""
+        scope = self._m._scope(dataset, project, environment)
+        self._m._check_query(query, limit)
+        fused, signals = self._m._reader.rank(scope, query, kinds=("message",), exclude_chat=exclude_chat)
+        order = sorted(fused, key=lambda item: -fused[item])[:limit]
+        episodes = self._m.store.get_episodes(scope, [key for _, key in order])
+        return [message_hit(e, round(fused["message", e.episode_id], 6), signals["message", e.episode_id])
+                for e in episodes]

@@ -1,0 +1,111 @@
+"""Archival notes: free text saved on purpose, searched with the recall ranking.
+
+Forgetting hides a note from every search but keeps it (and what superseded
+it) for the history. ``save_extracted`` skips near-duplicates of notes already
+kept, embedding the whole batch in one call.
+"""
+from __future__ import annotations
+
+import re
+import uuid
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from . import timeutil
+from .errors import EmptyText, InputError, NotFound, TextTooLarge
+from .model import Note, NoteHit
+from .write import message_embed_text
+
+if TYPE_CHECKING:
+    from .memory import Memory
+
+NAMESPACE = re.compile(r"^(?:user|project|organization|agent:[\w.@-]{1,128}|chat:[\w.@-]{1,128})$")
+
+
+def check_namespace(namespace: str) -> str:
+    if not isinstance(namespace, str) or not NAMESPACE.match(namespace):
+        raise InputError(f"namespace {namespace!r} is not one of: user, project, organization, agent:<id>, chat:<id>")
+    return namespace
+
+
+class Notes:
+    def __init__(self, memory: "Memory"):
+        self._m = memory
+
+    def _text(self, text: str) -> str:
+        limit = self._m.settings.max_note_chars
+        if not isinstance(text, str):
+            raise InputError(f"a note is text, not {type(text).__name__}")
+        if len(text) > limit:
+            raise TextTooLarge(f"note is {len(text):,} characters; the limit (max_content) is {limit:,}")
+        if not text.strip():
+            raise EmptyText("note is empty")
+        return text
+
+    def save(self, dataset: str, text: str, namespace: str = "user", *, project: str | None = None,
+             environment: str | None = None) -> Note:
+        return self.save_extracted(dataset, [text], namespace=namespace, dedupe_threshold=2.0,
+                                   project=project, environment=environment)[0]
+
+    def save_extracted(self, dataset: str, texts: list[str], namespace: str = "user",
+                       dedupe_threshold: float | None = None, *, project: str | None = None,
+                       environment: str | None = None) -> list[Note]:
+        """Save the texts that are not within ``dedupe_threshold`` cosine of a kept note (or of
+        each other); returns the notes saved. One embedder call for the whole batch."""
+        scope = self._m._scope(dataset, project, environment)
+        check_namespace(namespace)
+        if isinstance(texts, str) or not isinstance(texts, (list, tuple)):
+            raise InputError("save_extracted takes a list of texts")
+        texts = [self._text(t) for t in texts]
+        threshold = self._m.settings.note_dedupe_threshold if dedupe_threshold is None else dedupe_threshold
+        embedder = self._m.embedder
+        vectors = embedder.embed_batch([message_embed_text(t) for t in texts]) if embedder and texts else None
+        saved: list[Note] = []
+        with self._m.store.transaction(scope):
+            ids, matrix, spaces = self._m.store.note_matrix(scope)
+            kept = [matrix[i] for i, s in enumerate(spaces) if s == namespace] if len(ids) else []
+            existing = {n.text for n in self._m.store.list_notes(scope, [namespace], False, 100_000, 0)[0]}
+            for i, text in enumerate(texts):
+                vec = vectors[i] if vectors is not None else None
+                if text in existing:
+                    continue
+                if vec is not None and kept and float(np.max(np.stack(kept) @ vec)) >= threshold:
+                    continue
+                note = Note(note_id=f"n_{uuid.uuid4().hex}", text=text, namespace=namespace,
+                            created_at=timeutil.now())
+                self._m.store.insert_note(scope, note, vec)
+                saved.append(note)
+                existing.add(text)
+                if vec is not None:
+                    kept.append(vec)
+        return saved
+
+    def search(self, dataset: str, query: str, limit: int = 10, namespace: str | list[str] | None = None, *,
+               project: str | None = None, environment: str | None = None) -> list[NoteHit]:
+        scope = self._m._scope(dataset, project, environment)
+        self._m._check_query(query, limit)
+        spaces = None if namespace is None else [check_namespace(n) for n in
+                                                 ([namespace] if isinstance(namespace, str) else namespace)]
+        fused, signals = self._m._reader.rank(scope, query, kinds=("note",), namespaces=spaces)
+        order = sorted(fused, key=lambda item: -fused[item])[:limit]
+        notes = self._m.store.get_notes(scope, [key for _, key in order])
+        return [NoteHit(note=n, score=round(fused["note", n.note_id], 6), signals=signals["note", n.note_id])
+                for n in notes if n.forgotten_at is None]
+
+    def list(self, dataset: str, namespace: str | None = None, include_forgotten: bool = False, limit: int = 50,
+             offset: int = 0, *, project: str | None = None, environment: str | None = None) -> list[Note]:
+        scope = self._m._scope(dataset, project, environment)
+        self._m._check_page(limit, offset)
+        spaces = None if namespace is None else [check_namespace(namespace)]
+        return self._m.store.list_notes(scope, spaces, include_forgotten, limit, offset)[0]
+
+    def forget(self, dataset: str, note_id: str, superseded_by: str | None = None, *,
+               project: str | None = None, environment: str | None = None) -> None:
+        scope = self._m._scope(dataset, project, environment)
+        with self._m.store.transaction(scope):
+            if not self._m.store.get_notes(scope, [note_id]):
+                raise NotFound(f"no note {note_id!r} in dataset {dataset!r}")
+            if superseded_by is not None and not self._m.store.get_notes(scope, [superseded_by]):
+                raise NotFound(f"superseded_by {superseded_by!r} is not a note of dataset {dataset!r}")
+            self._m.store.forget_note(scope, note_id, timeutil.now(), superseded_by)
