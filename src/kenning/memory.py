@@ -18,7 +18,7 @@ from .store.base import FactQuery, Store
 from .store.sqlite import SQLiteStore
 from .messages import Messages
 from .notes import Notes
-from .write import WritePipeline, message_embed_text
+from .write import EMBED_PREFIX_CHARS, WritePipeline
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,127}$")
 
@@ -127,7 +127,7 @@ class Memory:
             pending = self.store.pending(kind, batch, project, environment)
             if not pending:
                 return written
-            vectors = self.embedder.embed_batch([message_embed_text(text) for _, _, text in pending])
+            vectors = self.embedder.embed_batch([text[:EMBED_PREFIX_CHARS] for _, _, text in pending])
             wrote = sum(self.store.set_vector(kind, scope, key, text, vec)
                         for (scope, key, text), vec in zip(pending, vectors))
             written += wrote

@@ -13,7 +13,7 @@ from . import timeutil
 from .errors import Conflict, EmptyText, InputError, NotFound, TextTooLarge
 from .model import Episode, MessageHit
 from .recall import message_hit
-from .write import ROLES, message_embed_text
+from .write import ROLES, message_context, message_embed_text
 
 if TYPE_CHECKING:
     from .memory import Memory
@@ -43,14 +43,16 @@ class Messages:
         episode = Episode(episode_id=message_id or f"ep_{uuid.uuid4().hex}", role=role, content=content, chat=chat,
                           at=when, created_at=timeutil.now())
         embedder = self._m.embedder
-        vector = embedder.embed(message_embed_text(content)) if embedder is not None else None
+        context = message_context(self._m.store, scope, chat, when)
+        embed_text = message_embed_text(content, context)
+        vector = embedder.embed(embed_text) if embedder is not None else None
         with self._m.store.transaction(scope):
             known = self._m.store.get_episode(scope, episode.episode_id)
             if known is not None:
                 if known.content != content:
                     raise Conflict(f"message_id {episode.episode_id!r} already names a different message")
                 return known
-            self._m.store.insert_episode(scope, episode, vector)
+            self._m.store.insert_episode(scope, episode, vector, context=context, embed_text=embed_text)
         return episode
 
     def get(self, dataset: str, message_id: str, *, project: str | None = None,

@@ -29,6 +29,7 @@ STOPWORDS = frozenset("""a an the of to in on at for and or is are was were be b
  would should will into than then so if not no yes please did ever""".split())
 MAX_QUERY_TERMS = 64
 REDUNDANT = 0.5  # weight of a second item from the same message
+MIN_KEYWORD = 0.05  # BM25 below this means the words are everywhere: no evidence either way
 # Questions name slots in words of their own; map the common ones to predicates.
 SLOT_HINTS = [
     (r"\b(?:live|living|lives|reside|home|city|based|address)\b", ("lives in",)),
@@ -57,14 +58,19 @@ class Preset:
     weights: dict[tuple[str, str], float] = field(default_factory=dict)
     rrf_k: int = 20
     depth: int = 50
+    fusion: str = "rrf"        # rrf: weight / (k + rank); linear: weight * score / best score of the list
+    feedback: int = 0          # pseudo-relevance feedback: re-query vectors with the top n messages mixed in
+    feedback_weight: float = 0.5
+    neighbors: int = 0         # the turns next to the top n messages form a signal of their own
 
 
 HYBRID = Preset("hybrid", {
     ("fact", "vector"): 1.0, ("fact", "keyword"): 0.7, ("fact", "entity"): 0.9, ("fact", "slot"): 1.2,
-    ("message", "vector"): 1.0, ("message", "keyword"): 0.7,
+    ("message", "vector"): 0.6, ("message", "keyword"): 1.0, ("message", "neighbor"): 1.0,
     ("note", "vector"): 1.0, ("note", "keyword"): 0.7,
-})
-PRESETS = {p.name: p for p in (HYBRID,)}
+}, rrf_k=5, neighbors=10)
+DENSE = Preset("dense", {("fact", "vector"): 1.0, ("message", "vector"): 1.0, ("note", "vector"): 1.0})
+PRESETS = {p.name: p for p in (HYBRID, DENSE)}
 
 
 class RecallItem(BaseModel):
@@ -115,9 +121,14 @@ def fuse(ranked: dict[tuple[str, str], list[tuple[str, float]]], preset: Preset)
         weight = preset.weights.get((kind, signal), 0.0)
         if not weight:
             continue
+        best = max((raw for _, raw in hits), default=0.0)
         for rank, (key, raw) in enumerate(hits):
             item = (kind, key)
-            fused[item] = fused.get(item, 0.0) + weight / (preset.rrf_k + rank + 1)
+            if preset.fusion == "linear":
+                part = weight * (raw / best if best > 0 else 0.0)
+            else:
+                part = weight / (preset.rrf_k + rank + 1)
+            fused[item] = fused.get(item, 0.0) + part
             signals.setdefault(item, {})[signal] = round(raw, 4)
     return fused, signals
 
@@ -144,7 +155,7 @@ class Recaller:
                 ids, matrix = self.store.live_matrix(scope, at)
                 ranked["fact", "vector"] = top_k(ids, matrix, qvec, depth)
             if terms:
-                ranked["fact", "keyword"] = self.store.keyword_search(scope, terms, at, depth)
+                ranked["fact", "keyword"] = _evidence(self.store.keyword_search(scope, terms, at, depth))
             ranked["fact", "entity"] = self._entity_hits(scope, query)
             ranked["fact", "slot"] = self._slot_hits(scope, query, at)
         if "message" in kinds:
@@ -153,11 +164,33 @@ class Recaller:
             if qvec is not None:
                 ranked["message", "vector"] = top_k(ids, matrix, qvec, depth, keep)
             if terms:
-                hits = self.store.episode_keyword_search(scope, terms, depth * 2)
+                hits = _evidence(self.store.episode_keyword_search(scope, terms, depth * 2))
                 if exclude_chat is not None:
                     excluded = {i for i, c in zip(ids, chats) if c == exclude_chat}
                     hits = [h for h in hits if h[0] not in excluded]
                 ranked["message", "keyword"] = hits[:depth]
+            if self.preset.feedback and qvec is not None and len(ids):
+                first, _ = fuse({k: v for k, v in ranked.items() if k[0] == "message"}, self.preset)
+                top = sorted(first, key=lambda item: -first[item])[: self.preset.feedback]
+                pos = {key: i for i, key in enumerate(ids)}
+                rows = [pos[key] for _, key in top if key in pos]
+                if rows:
+                    mixed = qvec + self.preset.feedback_weight * matrix[rows].mean(axis=0)
+                    mixed /= np.linalg.norm(mixed) or 1.0
+                    ranked["message", "feedback"] = top_k(ids, matrix, mixed, depth, keep)
+            if self.preset.neighbors and len(ids):
+                first, _ = fuse({k: v for k, v in ranked.items() if k[0] == "message"}, self.preset)
+                top = sorted(first, key=lambda item: -first[item])[: self.preset.neighbors]
+                pos = {key: i for i, key in enumerate(ids)}
+                near = []
+                for _, key in top:
+                    i = pos.get(key)
+                    if i is None:
+                        continue
+                    for j in (i - 1, i + 1):
+                        if 0 <= j < len(ids) and chats[j] == chats[i] and (keep is None or keep[j]):
+                            near.append((ids[j], float(first["message", key])))
+                ranked["message", "neighbor"] = near
         if "note" in kinds:
             ids, matrix, spaces = self.store.note_matrix(scope)
             keep = None if namespaces is None else np.array([s in namespaces for s in spaces], dtype=bool)
@@ -165,7 +198,7 @@ class Recaller:
                 ranked["note", "vector"] = top_k(ids, matrix, qvec, depth, keep)
             if terms:
                 allowed = None if namespaces is None else {i for i, s in zip(ids, spaces) if s in namespaces}
-                hits = self.store.note_keyword_search(scope, terms, depth * 2)
+                hits = _evidence(self.store.note_keyword_search(scope, terms, depth * 2))
                 ranked["note", "keyword"] = [h for h in hits if allowed is None or h[0] in allowed][:depth]
         return fuse(ranked, self.preset)
 
@@ -200,11 +233,12 @@ class Recaller:
                 hit = message_hit(e, score, sig)
                 items.append(RecallItem(kind="message", id=key, text=e.content, score=score, signals=sig,
                                         message=hit, message_id=key))
-        items = _diverse(items)[:limit]
-        result = RecallResult(query=query, context="", items=items,
-                              facts=[i.fact for i in items if i.fact is not None],
-                              notes=[i.note for i in items if i.note is not None],
-                              messages=[i.message for i in items if i.message is not None])
+        # Each kind keeps its own ranked list of ``limit``; ``items`` is the one fused ranking.
+        result = RecallResult(query=query, context="",
+                              facts=[i.fact for i in items if i.fact is not None][:limit],
+                              notes=[i.note for i in items if i.note is not None][:limit],
+                              messages=[i.message for i in items if i.message is not None][:limit],
+                              items=_diverse(items)[:limit])
         result.context = render_context(result.facts, result.notes, result.messages, budget or self.budget)
         return result
 
@@ -232,22 +266,26 @@ class Recaller:
         return [(f.fact_id, 1.0) for f in facts]
 
 
+def _evidence(hits: list[tuple[str, float]]) -> list[tuple[str, float]]:
+    return [h for h in hits if h[1] >= MIN_KEYWORD]
+
+
 def message_hit(e: Episode, score: float, signals: dict[str, float]) -> MessageHit:
     return MessageHit(message_id=e.episode_id, chat=e.chat, role=e.role, at=e.at, text=e.content,
                       score=score, signals=signals)
 
 
 def _diverse(items: list[RecallItem]) -> list[RecallItem]:
-    """A fact and the message it came from say one thing: the second voice of one source counts
-    half, so the first places go to items that bring something new. Scores stay sorted."""
+    """A fact and the message it came from say one thing: after the best item of a source, every
+    other item of that source counts half, so the first places go to items that bring something new."""
     seen: set[str] = set()
-    for item in items:
+    for item in sorted(items, key=lambda i: (-i.score, i.kind != "fact")):
         source = item.episode_id or item.message_id
         if source and source in seen:
             item.score = round(item.score * REDUNDANT, 6)
         elif source:
             seen.add(source)
-    return sorted(items, key=lambda i: -i.score)
+    return sorted(items, key=lambda i: (-i.score, i.kind != "fact"))
 
 
 def render_context(facts: list[Fact], notes: list[Note], messages: list[MessageHit], budget_chars: int) -> str:

@@ -31,9 +31,19 @@ EMBED_PREFIX_CHARS = 2000
 FUTURE_SKEW = timedelta(days=1)  # clocks differ; a message from next year is a bug
 
 
-def message_embed_text(text: str) -> str:
-    """A message's vector reads its opening: the model sees 256 tokens, never tokenise 100k characters."""
-    return text[:EMBED_PREFIX_CHARS]
+CONTEXT_CHARS = 300  # how much of the message before a message travels with it
+
+
+def message_context(store: Store, scope: Scope, chat: str | None, at: datetime) -> str:
+    """The end of the previous message in the chat: a reply is understood with what it answers."""
+    previous = store.previous_message(scope, chat, at)
+    return previous.content[-CONTEXT_CHARS:] if previous is not None else ""
+
+
+def message_embed_text(text: str, context: str = "") -> str:
+    """What a message's vector is computed from: its context, then its opening (the model reads
+    256 tokens; never tokenise 100k characters)."""
+    return (f"{context}\n{text}" if context else text)[:EMBED_PREFIX_CHARS]
 
 
 def embed_text(predicate: str, obj: str, text: str, object_is_entity: bool) -> str:
@@ -94,7 +104,8 @@ class WritePipeline:
 
         candidates = self.extractor.extract(text, at=at, context=[])
         plans, rejected = self._normalise(candidates, at)
-        message_text = None if temporary else message_embed_text(text)
+        context = "" if temporary else message_context(self.store, scope, chat, at)
+        message_text = None if temporary else message_embed_text(text, context)
         vectors = self._prefetch(scope, plans, message_text)
         episode_id = message_id or f"ep_{uuid.uuid4().hex}"
         result = AddResult(status="skipped", candidates_extracted=len(candidates),
@@ -113,7 +124,7 @@ class WritePipeline:
                 if known is None:
                     self.store.insert_episode(scope, Episode(
                         episode_id=episode_id, role=role, content=text, chat=chat, at=at, created_at=timeutil.now()),
-                        vectors.get(message_text))
+                        vectors.get(message_text), context=context, embed_text=message_text)
             for plan in plans:
                 self._decide(scope, plan, at, episode_id if not temporary else None, vectors)
             self._fill(result, plans)

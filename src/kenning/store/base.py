@@ -55,7 +55,13 @@ class Store(ABC):
 
     # -- episodes ------------------------------------------------------------------
     @abstractmethod
-    def insert_episode(self, scope: Scope, episode: Episode, vector: np.ndarray | None = None) -> None: ...
+    def insert_episode(self, scope: Scope, episode: Episode, vector: np.ndarray | None = None, *,
+                       context: str = "", embed_text: str | None = None) -> None:
+        """Keep a message; ``context`` is the message before it in its chat (searched along with it)."""
+
+    @abstractmethod
+    def previous_message(self, scope: Scope, chat: str | None, at: datetime) -> Episode | None:
+        """The latest message of ``chat`` said at or before ``at``."""
 
     @abstractmethod
     def get_episode(self, scope: Scope, episode_id: str) -> Episode | None: ...
