@@ -14,10 +14,12 @@ def test_recall_ranks_the_asked_slot_first_and_says_why():
         mem.add(text, dataset="sam", at="2026-08-16T09:00:00Z")
     res = mem.recall("Where does the user live?", dataset="sam")
     assert res.facts[0].object == "porto"
-    top = res.items[0]
-    assert top.kind == "fact" and top.fact.fact_id == res.facts[0].fact_id
-    assert {"vector", "slot"} <= set(top.signals)
-    assert top.episode_id == res.facts[0].episode_id is not None
+    fact_item = next(i for i in res.items if i.kind == "fact")
+    assert fact_item.fact.fact_id == res.facts[0].fact_id
+    assert {"vector", "slot"} <= set(fact_item.signals)
+    assert fact_item.episode_id == res.facts[0].episode_id is not None
+    top = res.items[0]  # the fact or the message it came from
+    assert (top.episode_id or top.message_id) == res.facts[0].episode_id
 
 
 def test_recall_never_returns_superseded_deleted_or_future_facts():
@@ -39,7 +41,9 @@ def test_entity_named_in_the_query_brings_its_facts():
     mem.add("I love ramen.", dataset="sam", at="2026-08-16T09:00:00Z")
     res = mem.recall("what about the toyota corolla hybrid", dataset="sam")
     assert res.facts[0].object == "toyota corolla hybrid"
-    assert "entity" in res.items[0].signals
+    fact_item = next(i for i in res.items if i.kind == "fact")
+    assert fact_item.fact.object == "toyota corolla hybrid" and "entity" in fact_item.signals
+    assert "corolla" in res.items[0].text.lower()
 
 
 def test_confidence_floor_applies_at_read_time_only():

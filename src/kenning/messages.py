@@ -44,7 +44,7 @@ class Messages:
                           at=when, created_at=timeutil.now())
         embedder = self._m.embedder
         context = message_context(self._m.store, scope, chat, when)
-        embed_text = message_embed_text(content, context)
+        embed_text = message_embed_text(content)
         vector = embedder.embed(embed_text) if embedder is not None else None
         with self._m.store.transaction(scope):
             known = self._m.store.get_episode(scope, episode.episode_id)

@@ -30,6 +30,8 @@ STOPWORDS = frozenset("""a an the of to in on at for and or is are was were be b
 MAX_QUERY_TERMS = 64
 REDUNDANT = 0.5  # weight of a second item from the same message
 MIN_KEYWORD = 0.05  # BM25 below this means the words are everywhere: no evidence either way
+MIN_COSINE = 0.2    # a message or note this far from the query is unrelated to it (facts are few and
+                    # distilled: a broad "what do you know about the user" should still list them)
 # Questions name slots in words of their own; map the common ones to predicates.
 SLOT_HINTS = [
     (r"\b(?:live|living|lives|reside|home|city|based|address)\b", ("lives in",)),
@@ -64,10 +66,13 @@ class Preset:
     neighbors: int = 0         # the turns next to the top n messages form a signal of their own
 
 
+# Measured with bench/locomo.py (see docs in the closing note of the recall issue): keyword evidence
+# over messages (with the message before as context) leads, the vector and the turns next to the
+# best hits follow; facts at half weight add their distilled form without crowding out messages.
 HYBRID = Preset("hybrid", {
-    ("fact", "vector"): 1.0, ("fact", "keyword"): 0.7, ("fact", "entity"): 0.9, ("fact", "slot"): 1.2,
-    ("message", "vector"): 0.6, ("message", "keyword"): 1.0, ("message", "neighbor"): 1.0,
-    ("note", "vector"): 1.0, ("note", "keyword"): 0.7,
+    ("fact", "vector"): 0.5, ("fact", "keyword"): 0.35, ("fact", "entity"): 0.45, ("fact", "slot"): 0.6,
+    ("message", "vector"): 0.6, ("message", "keyword"): 1.0, ("message", "neighbor"): 0.6,
+    ("note", "vector"): 0.6, ("note", "keyword"): 1.0,
 }, rrf_k=5, neighbors=10)
 DENSE = Preset("dense", {("fact", "vector"): 1.0, ("message", "vector"): 1.0, ("note", "vector"): 1.0})
 PRESETS = {p.name: p for p in (HYBRID, DENSE)}
@@ -82,7 +87,7 @@ class RecallItem(BaseModel):
     fact: Fact | None = None
     note: Note | None = None
     message: MessageHit | None = None
-    episode_id: str | None = None   # the message a fact came from
+    episode_id: str | None = None   # the message an item traces to (a fact: where it came from)
     message_id: str | None = None   # a message item's own id
 
 
@@ -100,7 +105,8 @@ def query_terms(query: str) -> str:
     return " ".join(list(dict.fromkeys(words))[:MAX_QUERY_TERMS])
 
 
-def top_k(ids: list[str], matrix: np.ndarray, qvec: np.ndarray, k: int, keep=None) -> list[tuple[str, float]]:
+def top_k(ids: list[str], matrix: np.ndarray, qvec: np.ndarray, k: int, keep=None,
+          floor: float = -1.0) -> list[tuple[str, float]]:
     """Exact cosine top-k (vectors are unit length); ``keep`` filters rows first."""
     if not len(ids):
         return []
@@ -110,7 +116,7 @@ def top_k(ids: list[str], matrix: np.ndarray, qvec: np.ndarray, k: int, keep=Non
     k = min(k, len(ids))
     part = np.argpartition(-scores, k - 1)[:k]
     order = part[np.argsort(-scores[part])]
-    return [(ids[i], float(scores[i])) for i in order if np.isfinite(scores[i])]
+    return [(ids[i], float(scores[i])) for i in order if np.isfinite(scores[i]) and scores[i] >= floor]
 
 
 def fuse(ranked: dict[tuple[str, str], list[tuple[str, float]]], preset: Preset):
@@ -162,7 +168,7 @@ class Recaller:
             ids, matrix, chats = self.store.episode_matrix(scope)
             keep = None if exclude_chat is None else np.array([c != exclude_chat for c in chats], dtype=bool)
             if qvec is not None:
-                ranked["message", "vector"] = top_k(ids, matrix, qvec, depth, keep)
+                ranked["message", "vector"] = top_k(ids, matrix, qvec, depth, keep, MIN_COSINE)
             if terms:
                 hits = _evidence(self.store.episode_keyword_search(scope, terms, depth * 2))
                 if exclude_chat is not None:
@@ -178,29 +184,43 @@ class Recaller:
                     mixed = qvec + self.preset.feedback_weight * matrix[rows].mean(axis=0)
                     mixed /= np.linalg.norm(mixed) or 1.0
                     ranked["message", "feedback"] = top_k(ids, matrix, mixed, depth, keep)
-            if self.preset.neighbors and len(ids):
-                first, _ = fuse({k: v for k, v in ranked.items() if k[0] == "message"}, self.preset)
-                top = sorted(first, key=lambda item: -first[item])[: self.preset.neighbors]
-                pos = {key: i for i, key in enumerate(ids)}
-                near = []
-                for _, key in top:
-                    i = pos.get(key)
-                    if i is None:
-                        continue
-                    for j in (i - 1, i + 1):
-                        if 0 <= j < len(ids) and chats[j] == chats[i] and (keep is None or keep[j]):
-                            near.append((ids[j], float(first["message", key])))
-                ranked["message", "neighbor"] = near
+            neighbors = self._neighbors(ranked, ids, chats, keep) if self.preset.neighbors else {}
         if "note" in kinds:
             ids, matrix, spaces = self.store.note_matrix(scope)
             keep = None if namespaces is None else np.array([s in namespaces for s in spaces], dtype=bool)
             if qvec is not None:
-                ranked["note", "vector"] = top_k(ids, matrix, qvec, depth, keep)
+                ranked["note", "vector"] = top_k(ids, matrix, qvec, depth, keep, MIN_COSINE)
             if terms:
                 allowed = None if namespaces is None else {i for i, s in zip(ids, spaces) if s in namespaces}
                 hits = _evidence(self.store.note_keyword_search(scope, terms, depth * 2))
                 ranked["note", "keyword"] = [h for h in hits if allowed is None or h[0] in allowed][:depth]
-        return fuse(ranked, self.preset)
+        fused, signals = fuse(ranked, self.preset)
+        if "message" in kinds and self.preset.neighbors:
+            # A turn next to a strong hit often holds the rest of the answer (the reply to a
+            # question, the question to a reply): it gets part of its neighbour's score, so it can
+            # rise above weak hits but never above the hit itself on that evidence alone.
+            share = self.preset.weights.get(("message", "neighbor"), 0.0)
+            for key, parent in neighbors.items():
+                bonus = share * fused.get(("message", parent), 0.0)
+                if bonus > 0:
+                    fused["message", key] = fused.get(("message", key), 0.0) + bonus
+                    signals.setdefault(("message", key), {})["neighbor"] = round(bonus, 4)
+        return fused, signals
+
+    def _neighbors(self, ranked, ids, chats, keep) -> dict[str, str]:
+        """{turn: the top hit it stands next to (same chat)} for the top ``neighbors`` messages."""
+        first, _ = fuse({k: v for k, v in ranked.items() if k[0] == "message"}, self.preset)
+        top = sorted(first, key=lambda item: -first[item])[: self.preset.neighbors]
+        pos = {key: i for i, key in enumerate(ids)}
+        out: dict[str, str] = {}
+        for _, key in top:
+            i = pos.get(key)
+            if i is None:
+                continue
+            for j in (i - 1, i + 1):
+                if 0 <= j < len(ids) and chats[j] == chats[i] and (keep is None or keep[j]):
+                    out.setdefault(ids[j], key)
+        return out
 
     def recall(self, scope: Scope, query: str, limit: int = 10, budget: int | None = None,
                at: datetime | None = None) -> RecallResult:
@@ -232,7 +252,7 @@ class Recaller:
                     continue
                 hit = message_hit(e, score, sig)
                 items.append(RecallItem(kind="message", id=key, text=e.content, score=score, signals=sig,
-                                        message=hit, message_id=key))
+                                        message=hit, message_id=key, episode_id=key))
         # Each kind keeps its own ranked list of ``limit``; ``items`` is the one fused ranking.
         result = RecallResult(query=query, context="",
                               facts=[i.fact for i in items if i.fact is not None][:limit],

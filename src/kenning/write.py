@@ -40,10 +40,11 @@ def message_context(store: Store, scope: Scope, chat: str | None, at: datetime) 
     return previous.content[-CONTEXT_CHARS:] if previous is not None else ""
 
 
-def message_embed_text(text: str, context: str = "") -> str:
-    """What a message's vector is computed from: its context, then its opening (the model reads
-    256 tokens; never tokenise 100k characters)."""
-    return (f"{context}\n{text}" if context else text)[:EMBED_PREFIX_CHARS]
+def message_embed_text(text: str) -> str:
+    """A message's vector reads its own opening (the model sees 256 tokens; never tokenise 100k
+    characters). The message before it helps keyword search only: in a vector it drags a reply
+    towards the previous topic ("I love ramen." after a car would match questions about the car)."""
+    return text[:EMBED_PREFIX_CHARS]
 
 
 def embed_text(predicate: str, obj: str, text: str, object_is_entity: bool) -> str:
@@ -105,7 +106,7 @@ class WritePipeline:
         candidates = self.extractor.extract(text, at=at, context=[])
         plans, rejected = self._normalise(candidates, at)
         context = "" if temporary else message_context(self.store, scope, chat, at)
-        message_text = None if temporary else message_embed_text(text, context)
+        message_text = None if temporary else message_embed_text(text)
         vectors = self._prefetch(scope, plans, message_text)
         episode_id = message_id or f"ep_{uuid.uuid4().hex}"
         result = AddResult(status="skipped", candidates_extracted=len(candidates),
