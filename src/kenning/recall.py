@@ -263,13 +263,14 @@ class Recaller:
         return result
 
     def _entity_hits(self, scope: Scope, query: str) -> list[tuple[str, float]]:
-        q = " " + " ".join(re.findall(r"\w+", query.lower())) + " "
+        """Facts about the entities the query names (by name or alias), looked up by the query's n-grams."""
+        words = re.findall(r"[\w'&.+#-]+", query.lower())[:MAX_QUERY_TERMS]
+        grams = {" ".join(words[i:i + n]) for n in range(1, 6) for i in range(len(words) - n + 1)}
+        grams = {g for g in grams if g not in STOPWORDS}
         hits: list[tuple[str, float]] = []
-        for entity in self.store.entities(scope):
-            names = [entity.name, *entity.aliases]
-            if any(" " + " ".join(re.findall(r"\w+", n)) + " " in q for n in names if n):
-                facts, _ = self.store.list_facts(scope, FactQuery(entity=entity.entity_id, limit=100))
-                hits.extend((f.fact_id, 1.0) for f in facts)
+        for entity in self.store.find_entities(scope, sorted(grams)):
+            facts, _ = self.store.list_facts(scope, FactQuery(entity=entity.entity_id, limit=self.preset.depth))
+            hits.extend((f.fact_id, 1.0) for f in facts)
         return hits
 
     def _slot_hits(self, scope: Scope, query: str, at: datetime) -> list[tuple[str, float]]:
@@ -281,7 +282,7 @@ class Recaller:
         if not wanted:
             return []
         order = {p: i for i, p in enumerate(wanted)}
-        facts = [f for f in self.store.facts_in_slot(scope, wanted, at) if f.live_at(at)]
+        facts = [f for f in self.store.facts_in_slot(scope, wanted, at, limit=self.preset.depth) if f.live_at(at)]
         facts.sort(key=lambda f: (order[f.predicate], -f.valid_at.timestamp()))
         return [(f.fact_id, 1.0) for f in facts]
 

@@ -95,8 +95,14 @@ class Store(ABC):
     def get_facts(self, scope: Scope, fact_ids: list[str]) -> list[Fact]: ...
 
     @abstractmethod
-    def facts_in_slot(self, scope: Scope, predicates: list[str], at: datetime) -> list[Fact]:
-        """Facts with one of ``predicates`` that are live at ``at`` or start after it."""
+    def facts_in_slot(self, scope: Scope, predicates: list[str], at: datetime,
+                      limit: int | None = None) -> list[Fact]:
+        """Facts with one of ``predicates`` that are live at ``at`` or start after it; with ``limit``,
+        the newest ``limit`` of those live at ``at``."""
+
+    @abstractmethod
+    def find_entities(self, scope: Scope, names: list[str]) -> list[Entity]:
+        """Entities whose name or one of whose aliases is in ``names``."""
 
     @abstractmethod
     def fact_vectors(self, scope: Scope, fact_ids: list[str]) -> dict[str, np.ndarray]: ...

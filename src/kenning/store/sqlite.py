@@ -82,21 +82,20 @@ def m001_initial(db: sqlite3.Connection) -> None:
         project, environment, dataset, subject, predicate, object, coalesce(valid_until, 'infinity'))
         WHERE invalid_at IS NULL;
     CREATE VIRTUAL TABLE facts_fts USING fts5 (
-        text, object, predicate, content='facts', content_rowid='rowid',
-        tokenize='porter unicode61');
+        text, object, predicate, scope, tokenize='porter unicode61');
     CREATE TRIGGER facts_ai AFTER INSERT ON facts BEGIN
-        INSERT INTO facts_fts (rowid, text, object, predicate)
-        VALUES (new.rowid, new.text, new.object, new.predicate);
+        INSERT INTO facts_fts (rowid, text, object, predicate, scope)
+        VALUES (new.rowid, new.text, new.object, new.predicate,
+                scope_token(new.project, new.environment, new.dataset));
     END;
     CREATE TRIGGER facts_ad AFTER DELETE ON facts BEGIN
-        INSERT INTO facts_fts (facts_fts, rowid, text, object, predicate)
-        VALUES ('delete', old.rowid, old.text, old.object, old.predicate);
+        DELETE FROM facts_fts WHERE rowid = old.rowid;
     END;
     CREATE TRIGGER facts_au AFTER UPDATE OF text, object, predicate ON facts BEGIN
-        INSERT INTO facts_fts (facts_fts, rowid, text, object, predicate)
-        VALUES ('delete', old.rowid, old.text, old.object, old.predicate);
-        INSERT INTO facts_fts (rowid, text, object, predicate)
-        VALUES (new.rowid, new.text, new.object, new.predicate);
+        DELETE FROM facts_fts WHERE rowid = old.rowid;
+        INSERT INTO facts_fts (rowid, text, object, predicate, scope)
+        VALUES (new.rowid, new.text, new.object, new.predicate,
+                scope_token(new.project, new.environment, new.dataset));
     END;
     """)
 
@@ -157,6 +156,11 @@ def scope_token(project: str, environment: str, dataset: str) -> str:
 
 def _blob(vec: np.ndarray | None) -> bytes | None:
     return None if vec is None else np.asarray(vec, dtype=np.float32).tobytes()
+
+
+def _scoped(scope: Scope, fts: str, columns: str) -> str:
+    """An FTS5 query for ``fts`` in ``columns`` of one scope's rows only."""
+    return f"scope:{scope_token(*scope)} AND ({{{columns}}}: ({fts}))"
 
 
 def _fts_query(text: str) -> str | None:
@@ -312,7 +316,7 @@ class SQLiteStore(Store):
             return []
         rows = self._q(f"SELECT episode_id, bm25(episodes_fts, 1.0, {CONTEXT_WEIGHT}, 0.0) AS score FROM episodes_fts"
                        " WHERE episodes_fts MATCH ? ORDER BY score LIMIT ?",
-                       (f"scope:{scope_token(*scope)} AND ({{content context}}: ({fts}))", limit))
+                       (_scoped(scope, fts, "content context"), limit))
         return [(r[0], -float(r[1])) for r in rows]
 
     # -- notes ------------------------------------------------------------------------
@@ -366,7 +370,7 @@ class SQLiteStore(Store):
             return []
         rows = self._q("SELECT f.note_id, bm25(notes_fts, 1.0, 0.0) AS score FROM notes_fts f JOIN notes n ON n.note_id = f.note_id"
                        " WHERE notes_fts MATCH ? AND n.forgotten_at IS NULL ORDER BY score LIMIT ?",
-                       (f"scope:{scope_token(*scope)} AND ({fts})", limit))
+                       (_scoped(scope, fts, "text"), limit))
         return [(r[0], -float(r[1])) for r in rows]
 
     def _cached(self, key: tuple, scope: Scope, load):
@@ -468,14 +472,28 @@ class SQLiteStore(Store):
         by_id = {r["fact_id"]: _fact(r) for r in rows}
         return [by_id[i] for i in fact_ids if i in by_id]
 
-    def facts_in_slot(self, scope: Scope, predicates: list[str], at: datetime) -> list[Fact]:
+    def facts_in_slot(self, scope: Scope, predicates: list[str], at: datetime,
+                      limit: int | None = None) -> list[Fact]:
         if not predicates:
             return []
         marks = ",".join("?" * len(predicates))
-        rows = self._q(f"SELECT * FROM facts f WHERE project=? AND environment=? AND dataset=? AND predicate IN ({marks})"
-                       " AND invalid_at IS NULL AND (valid_until IS NULL OR valid_until > ?) ORDER BY valid_at",
-                       (*scope, *predicates, timeutil.dump(at)))
+        sql = (f"SELECT * FROM facts f WHERE project=? AND environment=? AND dataset=? AND predicate IN ({marks})"
+               " AND invalid_at IS NULL AND (valid_until IS NULL OR valid_until > ?)")
+        params: tuple = (*scope, *predicates, timeutil.dump(at))
+        if limit is None:
+            rows = self._q(sql + " ORDER BY valid_at", params)
+        else:  # the newest first: a recall wants the current values, not all of them
+            rows = self._q(sql + " AND valid_at <= ? ORDER BY valid_at DESC LIMIT ?", (*params, params[-1], limit))
         return [_fact(r) for r in rows]
+
+    def find_entities(self, scope: Scope, names: list[str]) -> list[Entity]:
+        if not names:
+            return []
+        marks = ",".join("?" * len(names))
+        rows = self._q(f"SELECT * FROM entities e WHERE project=? AND environment=? AND dataset=? AND (name IN ({marks})"
+                       f" OR EXISTS (SELECT 1 FROM json_each(e.aliases) j WHERE j.value IN ({marks})))",
+                       (*scope, *names, *names))
+        return [_entity(r) for r in rows]
 
     def fact_vectors(self, scope: Scope, fact_ids: list[str]) -> dict[str, np.ndarray]:
         if not fact_ids:
@@ -501,8 +519,9 @@ class SQLiteStore(Store):
             params["t"] = timeutil.dump(timeutil.now())
         if query.entity:
             key = query.entity.strip().lower()
-            ids = [e.entity_id for e in self.entities(scope)
-                   if key in (e.name, e.entity_id.lower()) or key in (a.lower() for a in e.aliases)]
+            ids = [e.entity_id for e in self.find_entities(scope, [key])]
+            ids += [r[0] for r in self._q("SELECT entity_id FROM entities WHERE project=? AND environment=?"
+                                          " AND dataset=? AND entity_id=?", (*scope, query.entity.strip()))]
             if not ids:
                 return [], 0
             marks = ", ".join(f":ent{i}" for i in range(len(ids)))
@@ -513,7 +532,7 @@ class SQLiteStore(Store):
             if fts is None:
                 return [], 0
             where.append("f.rowid IN (SELECT rowid FROM facts_fts WHERE facts_fts MATCH :fts)")
-            params["fts"] = fts
+            params["fts"] = _scoped(scope, fts, "text object predicate")
         clause = " AND ".join(where)
         total = self._q(f"SELECT count(*) FROM facts f WHERE {clause}", params)[0][0]
         params.update(limit=query.limit, offset=query.offset)
@@ -527,10 +546,10 @@ class SQLiteStore(Store):
         if fts is None:
             return []
         rows = self._q(
-            f"SELECT f.fact_id, bm25(facts_fts, 1.0, 2.0, 0.5) AS score FROM facts_fts"
+            f"SELECT f.fact_id, bm25(facts_fts, 1.0, 2.0, 0.5, 0.0) AS score FROM facts_fts"
             f" JOIN facts f ON f.rowid = facts_fts.rowid WHERE facts_fts MATCH :fts AND {SCOPE} AND {LIVE_NOW}"
             f" ORDER BY score LIMIT :limit",
-            {"fts": fts, "p": scope.project, "e": scope.environment, "d": scope.dataset,
+            {"fts": _scoped(scope, fts, "text object predicate"), "p": scope.project, "e": scope.environment, "d": scope.dataset,
              "t": timeutil.dump(at), "limit": limit})
         return [(r[0], -float(r[1])) for r in rows]
 
