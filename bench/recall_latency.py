@@ -118,7 +118,7 @@ def main(argv=None):
             mem.recall(QUERIES[0], dataset=dataset)            # warm the dataset's matrices
             lat = []
             for i in range(args.queries):
-                q = f"{QUERIES[i % len(QUERIES)]} ({i})"         # a new text each time: no embedding cache hits
+                q = f"{QUERIES[i % len(QUERIES)]} ({n}-{i})"     # a new text each time: no embedding cache hits
                 t = time.perf_counter()
                 mem.recall(q, dataset=dataset)
                 lat.append((time.perf_counter() - t) * 1000)

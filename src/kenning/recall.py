@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field
 from . import timeutil
 from .embed.base import Embedder
 from .model import Episode, Fact, MessageHit, Note, NoteHit, Scope
-from .store.base import FactQuery, Store
+from .store.base import Store
 
 STOPWORDS = frozenset("""a an the of to in on at for and or is are was were be been do does did what which
  who whom whose where when why how user user's users their they them he she his her it its this that
@@ -227,10 +227,11 @@ class Recaller:
         at = at or timeutil.now()
         fused, signals = self.rank(scope, query, at=at)
         order = sorted(fused, key=lambda item: -fused[item])
-        facts = {f.fact_id: f for f in self.store.get_facts(scope, [k for kind, k in order if kind == "fact"])}
-        notes = {n.note_id: n for n in self.store.get_notes(scope, [k for kind, k in order if kind == "note"])}
-        episodes = {e.episode_id: e for e in self.store.get_episodes(
-            scope, [k for kind, k in order if kind == "message"])}
+        # Only the best of each kind can reach the answer: load those, with room for filtered ones.
+        head = {kind: [k for knd, k in order if knd == kind][: limit * 2 + 5] for kind in ("fact", "note", "message")}
+        facts = {f.fact_id: f for f in self.store.get_facts(scope, head["fact"])}
+        notes = {n.note_id: n for n in self.store.get_notes(scope, head["note"])}
+        episodes = {e.episode_id: e for e in self.store.get_episodes(scope, head["message"])}
 
         items: list[RecallItem] = []
         for kind, key in order:
@@ -267,11 +268,12 @@ class Recaller:
         words = re.findall(r"[\w'&.+#-]+", query.lower())[:MAX_QUERY_TERMS]
         grams = {" ".join(words[i:i + n]) for n in range(1, 6) for i in range(len(words) - n + 1)}
         grams = {g for g in grams if g not in STOPWORDS}
-        hits: list[tuple[str, float]] = []
-        for entity in self.store.find_entities(scope, sorted(grams)):
-            facts, _ = self.store.list_facts(scope, FactQuery(entity=entity.entity_id, limit=self.preset.depth))
-            hits.extend((f.fact_id, 1.0) for f in facts)
-        return hits
+        entities = self.store.find_entities(scope, sorted(grams))
+        if not entities:
+            return []
+        found = self.store.live_fact_ids(scope, timeutil.now(), self.preset.depth,
+                                         entity_ids=[e.entity_id for e in entities])
+        return [(fact_id, 1.0) for fact_id, _ in found]
 
     def _slot_hits(self, scope: Scope, query: str, at: datetime) -> list[tuple[str, float]]:
         wanted: list[str] = []
@@ -282,9 +284,9 @@ class Recaller:
         if not wanted:
             return []
         order = {p: i for i, p in enumerate(wanted)}
-        facts = [f for f in self.store.facts_in_slot(scope, wanted, at, limit=self.preset.depth) if f.live_at(at)]
-        facts.sort(key=lambda f: (order[f.predicate], -f.valid_at.timestamp()))
-        return [(f.fact_id, 1.0) for f in facts]
+        found = self.store.live_fact_ids(scope, at, self.preset.depth, predicates=wanted)
+        found.sort(key=lambda hit: order[hit[1]])  # stable: newest first within a slot
+        return [(fact_id, 1.0) for fact_id, _ in found]
 
 
 def _evidence(hits: list[tuple[str, float]]) -> list[tuple[str, float]]:

@@ -34,4 +34,4 @@ def dump(value: datetime | None) -> str | None:
 
 
 def load(text: str | None) -> datetime | None:
-    return None if text is None else datetime.strptime(text, _FMT).replace(tzinfo=timezone.utc)
+    return None if text is None else datetime.fromisoformat(text)  # 3.11 reads the trailing Z

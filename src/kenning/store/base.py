@@ -101,6 +101,11 @@ class Store(ABC):
         the newest ``limit`` of those live at ``at``."""
 
     @abstractmethod
+    def live_fact_ids(self, scope: Scope, at: datetime, limit: int, predicates: list[str] | None = None,
+                      entity_ids: list[str] | None = None) -> list[tuple[str, str]]:
+        """(fact_id, predicate) of facts live at ``at`` in those slots or about those entities, newest first."""
+
+    @abstractmethod
     def find_entities(self, scope: Scope, names: list[str]) -> list[Entity]:
         """Entities whose name or one of whose aliases is in ``names``."""
 
