@@ -1,7 +1,11 @@
 """The read path as far as the foundation needs it: live facts only, signals, the context block."""
 from __future__ import annotations
 
-from kenning import Memory, Settings
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from kenning import InputError, Memory, Settings
 
 
 def _mem(**settings):
@@ -68,3 +72,202 @@ def test_context_block_groups_by_anchor_within_budget():
 def test_recall_on_an_unknown_dataset_is_empty():
     res = _mem().recall("anything", dataset="nobody")
     assert res.facts == [] and res.context == ""
+
+
+# -- facts, notes and messages in one ranking, and the context block around them -------------------
+
+FILLER = ["We talked about the weather today.", "Dinner was pasta with friends.",
+          "The meeting moved to Tuesday.", "I watched a documentary about whales.",
+          "My sister called in the evening."]
+NOTE = "Prefers the window seat when flying to Porto."
+
+
+def _world(mem, dataset="sam", **tenant):
+    """A dataset with facts (and the messages they came from), notes and plain messages."""
+    for i, text in enumerate(FILLER):
+        mem.messages.index(dataset, text, chat="c0", at=f"2025-02-0{i + 1}T10:00:00Z", **tenant)
+        mem.notes.save(dataset, text, **tenant)
+    mem.add("I live in Porto.", dataset, at="2025-03-04T09:00:00Z", chat="c1", message_id="m-porto", **tenant)
+    mem.add("I love surfing.", dataset, at="2025-03-05T09:00:00Z", chat="c1", message_id="m-surf", **tenant)
+    mem.notes.save(dataset, NOTE, **tenant)
+
+
+def _sections(context: str) -> list[str]:
+    return [line for line in context.splitlines() if not line.startswith("- ")]
+
+
+def test_recall_returns_facts_notes_and_messages_in_one_ranking(mem):
+    _world(mem)
+    res = mem.recall("Porto", dataset="sam")
+    assert [f.object for f in res.facts][:1] == ["porto"]
+    assert NOTE in [n.text for n in res.notes]
+    assert "m-porto" in [m.message_id for m in res.messages]
+    assert {"fact", "note", "message"} <= {i.kind for i in res.items}
+    scores = [i.score for i in res.items]
+    assert scores == sorted(scores, reverse=True) and all(s > 0 for s in scores)
+    for item in res.items:
+        assert item.signals and all(isinstance(v, float) for v in item.signals.values())
+        assert set(item.signals) <= {"vector", "keyword", "entity", "slot", "neighbor", "feedback"}
+        if item.kind == "fact":
+            assert item.fact is not None and item.id == item.fact.fact_id
+            assert item.episode_id == item.fact.episode_id and item.episode_id in ("m-porto", "m-surf")
+        elif item.kind == "note":
+            assert item.note is not None and item.id == item.note.note_id and item.text == item.note.text
+        else:
+            assert item.message is not None
+            assert item.id == item.message_id == item.episode_id == item.message.message_id
+            assert item.text == item.message.text
+
+
+def test_items_of_every_kind_respect_the_limit(mem):
+    _world(mem)
+    res = mem.recall("Porto surfing weather dinner whales", dataset="sam", limit=3)
+    assert len(res.items) <= 3
+    assert len(res.facts) <= 3 and len(res.notes) <= 3 and len(res.messages) <= 3
+
+
+def test_context_lists_facts_then_notes_then_messages_with_their_dates(mem):
+    _world(mem)
+    context = mem.recall("Porto", dataset="sam").context
+    assert _sections(context) == ["User facts:", "Notes:", "Earlier messages:"]
+    assert "- lives in: porto (since 2025-03-04)" in context
+    assert f"- {NOTE}" in context
+    assert "- [2025-03-04] user: I live in Porto." in context
+    facts, notes, messages = (context.index(h) for h in ("User facts:", "Notes:", "Earlier messages:"))
+    assert facts < context.index("lives in: porto") < notes < context.index(NOTE) < messages
+    assert messages < context.index("[2025-03-04] user: I live in Porto.")
+
+
+def test_context_never_exceeds_the_budget(mem):
+    _world(mem)
+    full = mem.recall("Porto", dataset="sam", budget=100_000).context
+    assert len(full) > 100
+    assert mem.recall("Porto", dataset="sam", budget=len(full) + 1).context == full
+    lines = full.splitlines()
+    for budget in range(1, len(full) + 5):
+        context = mem.recall("Porto", dataset="sam", budget=budget).context
+        assert len(context) <= budget, budget
+        got = context.splitlines()
+        assert all(line in lines for line in got), budget          # whole lines only, never cut
+        assert [h for h in _sections(context)] == [h for h in _sections(full) if h in got]
+        assert all(not line.endswith(":") or line in _sections(full) for line in got)
+
+
+def test_a_context_that_fits_the_budget_exactly_is_kept_whole(mem):
+    _world(mem)
+    full = mem.recall("Porto", dataset="sam", budget=100_000).context
+    assert mem.recall("Porto", dataset="sam", budget=len(full)).context == full
+
+
+def test_context_budget_defaults_to_the_setting():
+    mem = _mem(context_budget_chars=80)
+    _world(mem)
+    res = mem.recall("Porto", dataset="sam")
+    assert 0 < len(res.context) <= 80
+    assert len(mem.recall("Porto", dataset="sam", budget=2000).context) > 80
+
+
+@pytest.mark.parametrize("budget", [0, -5, True, 2.5, "100"])
+def test_bad_budget_is_refused(mem, budget):
+    with pytest.raises(InputError):
+        mem.recall("Porto", dataset="sam", budget=budget)
+
+
+def test_recall_is_deterministic(mem):
+    _world(mem)
+    first = mem.recall("Where does the user live? Porto", dataset="sam")
+    second = mem.recall("Where does the user live? Porto", dataset="sam")
+    assert first.context == second.context
+    assert [(i.kind, i.id, i.score, i.signals) for i in first.items] == [
+        (i.kind, i.id, i.score, i.signals) for i in second.items]
+
+
+def test_the_same_memories_give_the_same_context_in_a_fresh_store():
+    a, b = _mem(), _mem()
+    _world(a)
+    _world(b)
+    for query in ("Porto", "What does the user like?", "weather"):
+        assert a.recall(query, dataset="sam").context == b.recall(query, dataset="sam").context
+
+
+def _is_live(f, t):
+    return f.invalid_at is None and f.valid_at <= t and (f.valid_until is None or f.valid_until > t)
+
+
+def test_recall_results_hold_live_facts_only(mem):
+    now = datetime.now(timezone.utc)
+    mem.add("I live in Berlin.", dataset="sam", at=now - timedelta(days=200))
+    mem.add("I moved to Lisbon.", dataset="sam", at=now - timedelta(days=100))         # supersedes berlin
+    mem.add("I'm moving to Paris next month.", dataset="sam", at=now - timedelta(days=1))  # future
+    mem.add("I used to live in Madrid.", dataset="sam", at=now - timedelta(days=1))    # ended
+    mem.add("I drive a Honda Civic.", dataset="sam", at=now - timedelta(days=10))
+    mem.add("I love ramen.", dataset="sam", at=now - timedelta(days=10))
+    civic = mem.list_facts("sam", q="civic").facts[0]
+    mem.delete_fact("sam", civic.fact_id)                                                # deleted
+    history = {f.object for f in mem.list_facts("sam", include_invalidated=True, limit=100).facts}
+    assert {"berlin", "lisbon", "paris", "madrid", "honda civic", "ramen"} <= history
+
+    dead = {"berlin", "paris", "madrid", "honda civic"}
+    for query in ("Where does the user live?", "berlin paris madrid honda civic", "What car does the user drive?",
+                  "What do you know about the user?"):
+        res = mem.recall(query, dataset="sam", limit=100)
+        t = datetime.now(timezone.utc)
+        assert all(_is_live(f, t) for f in res.facts), query
+        assert all(_is_live(i.fact, t) for i in res.items if i.kind == "fact"), query
+        assert not {f.object for f in res.facts} & dead, query
+        fact_lines = res.context.split("Notes:")[0].split("Earlier messages:")[0]
+        assert not any(f": {obj} (" in fact_lines for obj in dead), query
+    assert {f.object for f in mem.recall("Where does the user live?", dataset="sam").facts} >= {"lisbon"}
+
+
+def test_recall_on_an_unknown_dataset_is_empty_of_every_kind(mem):
+    _world(mem)
+    res = mem.recall("Porto", dataset="nobody")
+    assert (res.facts, res.notes, res.messages, res.items, res.context) == ([], [], [], [], "")
+
+
+@pytest.mark.parametrize("tenant", [dict(project="acme"), dict(environment="prod")])
+def test_another_project_or_environment_recalls_nothing_of_this_one(mem, tenant):
+    _world(mem)
+    _world(mem, "other", **tenant)  # a different dataset there, so its index is not empty
+    res = mem.recall("Porto", dataset="sam", **tenant)
+    assert (res.facts, res.notes, res.messages, res.items, res.context) == ([], [], [], [], "")
+
+
+@pytest.mark.parametrize("query", ["", "   ", None, 42])
+def test_empty_or_non_text_query_is_refused(mem, query):
+    with pytest.raises(InputError):
+        mem.recall(query, dataset="sam")
+
+
+@pytest.mark.parametrize("limit", [0, -1, 101, True, 1.5, "5"])
+def test_limit_out_of_range_is_refused(mem, limit):
+    with pytest.raises(InputError):
+        mem.recall("Porto", dataset="sam", limit=limit)
+
+
+def test_a_100k_character_query_works(mem):
+    _world(mem)
+    query = ("Where does the user live? Porto. " * 4000)[:100_000]
+    assert len(query) == 100_000
+    res = mem.recall(query, dataset="sam")
+    assert res.facts[0].object == "porto"
+    assert res.context.startswith("User facts:")
+
+
+def test_a_query_of_punctuation_or_stopwords_does_not_crash(mem):
+    _world(mem)
+    for query in ("???", "the of and", "é"):
+        res = mem.recall(query, dataset="sam")
+        assert isinstance(res.context, str)
+
+
+def test_keyword_only_recall_without_an_embedder():
+    with Memory(":memory:", embedder=None) as plain:
+        _world(plain)
+        res = plain.recall("Porto", dataset="sam")
+        assert "porto" in [f.object for f in res.facts]
+        assert NOTE in [n.text for n in res.notes]
+        assert "m-porto" in [m.message_id for m in res.messages]
+        assert all("vector" not in i.signals for i in res.items)
+        assert _sections(res.context) == ["User facts:", "Notes:", "Earlier messages:"]

@@ -45,8 +45,14 @@ class Notes:
 
     def save(self, dataset: str, text: str, namespace: str = "user", *, project: str | None = None,
              environment: str | None = None) -> Note:
-        return self.save_extracted(dataset, [text], namespace=namespace, dedupe_threshold=2.0,
-                                   project=project, environment=environment)[0]
+        """Keep ``text``; saving a text the namespace already holds returns that note."""
+        saved = self.save_extracted(dataset, [text], namespace=namespace, dedupe_threshold=2.0,
+                                    project=project, environment=environment)
+        if saved:
+            return saved[0]
+        scope = self._m._scope(dataset, project, environment)
+        notes = self._m.store.list_notes(scope, [namespace], False, 100_000, 0)[0]
+        return next(n for n in notes if n.text == text)
 
     def save_extracted(self, dataset: str, texts: list[str], namespace: str = "user",
                        dedupe_threshold: float | None = None, *, project: str | None = None,
@@ -60,9 +66,14 @@ class Notes:
         texts = [self._text(t) for t in texts]
         threshold = self._m.settings.note_dedupe_threshold if dedupe_threshold is None else dedupe_threshold
         embedder = self._m.embedder
-        vectors = embedder.embed_batch([message_embed_text(t) for t in texts]) if embedder and texts else None
+        # Notes kept without a vector are embedded in the same call, so they count for the dedupe too.
+        pending = self._pending(scope, namespace) if embedder else []
+        batch = [message_embed_text(t) for t in texts] + [text for _, text in pending]
+        vectors = embedder.embed_batch(batch) if embedder and batch else None
         saved: list[Note] = []
         with self._m.store.transaction(scope):
+            for (note_id, text), vec in zip(pending, vectors[len(texts):] if vectors is not None else []):
+                self._m.store.set_vector("note", scope, note_id, text, vec)
             ids, matrix, spaces = self._m.store.note_matrix(scope)
             kept = [matrix[i] for i, s in enumerate(spaces) if s == namespace] if len(ids) else []
             existing = {n.text for n in self._m.store.list_notes(scope, [namespace], False, 100_000, 0)[0]}
@@ -81,10 +92,18 @@ class Notes:
                     kept.append(vec)
         return saved
 
+    def _pending(self, scope, namespace: str) -> list[tuple[str, str]]:
+        waiting = self._m.store.pending("note", 10_000, scope.project, scope.environment, scope.dataset)
+        notes = {n.note_id: n for n in self._m.store.get_notes(scope, [key for _, key, _ in waiting])}
+        return [(key, text) for _, key, text in waiting if key in notes and notes[key].namespace == namespace
+                and notes[key].forgotten_at is None]
+
     def search(self, dataset: str, query: str, limit: int = 10, namespace: str | list[str] | None = None, *,
                project: str | None = None, environment: str | None = None) -> list[NoteHit]:
         scope = self._m._scope(dataset, project, environment)
         self._m._check_query(query, limit)
+        if namespace is not None and not isinstance(namespace, (str, list, tuple)):
+            raise InputError(f"namespace must be a name or a list of names, not {type(namespace).__name__}")
         spaces = None if namespace is None else [check_namespace(n) for n in
                                                  ([namespace] if isinstance(namespace, str) else namespace)]
         fused, signals = self._m._reader.rank(scope, query, kinds=("note",), namespaces=spaces)

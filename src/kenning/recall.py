@@ -170,11 +170,8 @@ class Recaller:
             if qvec is not None:
                 ranked["message", "vector"] = top_k(ids, matrix, qvec, depth, keep, MIN_COSINE)
             if terms:
-                hits = _evidence(self.store.episode_keyword_search(scope, terms, depth * 2))
-                if exclude_chat is not None:
-                    excluded = {i for i, c in zip(ids, chats) if c == exclude_chat}
-                    hits = [h for h in hits if h[0] not in excluded]
-                ranked["message", "keyword"] = hits[:depth]
+                ranked["message", "keyword"] = _evidence(
+                    self.store.episode_keyword_search(scope, terms, depth, exclude_chat=exclude_chat))
             if self.preset.feedback and qvec is not None and len(ids):
                 first, _ = fuse({k: v for k, v in ranked.items() if k[0] == "message"}, self.preset)
                 top = sorted(first, key=lambda item: -first[item])[: self.preset.feedback]
@@ -191,9 +188,8 @@ class Recaller:
             if qvec is not None:
                 ranked["note", "vector"] = top_k(ids, matrix, qvec, depth, keep, MIN_COSINE)
             if terms:
-                allowed = None if namespaces is None else {i for i, s in zip(ids, spaces) if s in namespaces}
-                hits = _evidence(self.store.note_keyword_search(scope, terms, depth * 2))
-                ranked["note", "keyword"] = [h for h in hits if allowed is None or h[0] in allowed][:depth]
+                ranked["note", "keyword"] = _evidence(
+                    self.store.note_keyword_search(scope, terms, depth, namespaces=namespaces))
         fused, signals = fuse(ranked, self.preset)
         if "message" in kinds and self.preset.neighbors:
             # A turn next to a strong hit often holds the rest of the answer (the reply to a
@@ -308,6 +304,8 @@ def _diverse(items: list[RecallItem]) -> list[RecallItem]:
             item.score = round(item.score * REDUNDANT, 6)
         elif source:
             seen.add(source)
+        if item.message is not None:
+            item.message.score = item.score
     return sorted(items, key=lambda i: (-i.score, i.kind != "fact"))
 
 
@@ -333,20 +331,17 @@ def render_context(facts: list[Fact], notes: list[Note], messages: list[MessageH
         sections.append(("Earlier messages:", [f"- [{m.at.date().isoformat()}] {m.role}: {_one_line(m.text)}"
                                                for m in messages]))
     out: list[str] = []
-    used = 0
+    used = -1  # "\n".join: n lines take n - 1 newlines
     for header, lines in sections:
-        if used + len(header) + 1 > budget_chars:
-            break
-        block = [header]
-        size = len(header) + 1
+        block, size = [header], used + 1 + len(header)
         for line in lines:
-            if used + size + len(line) + 1 > budget_chars:
+            if size + 1 + len(line) > budget_chars:
                 break
             block.append(line)
-            size += len(line) + 1
-        if len(block) > 1:
+            size += 1 + len(line)
+        if len(block) > 1 and size <= budget_chars:
             out.extend(block)
-            used += size
+            used = size
     return "\n".join(out)
 
 

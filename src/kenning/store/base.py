@@ -137,7 +137,8 @@ class Store(ABC):
         """Ids, vectors and chats of the dataset's embedded messages, oldest first."""
 
     @abstractmethod
-    def episode_keyword_search(self, scope: Scope, query: str, limit: int) -> list[tuple[str, float]]: ...
+    def episode_keyword_search(self, scope: Scope, query: str, limit: int,
+                               exclude_chat: str | None = None) -> list[tuple[str, float]]: ...
 
     # -- notes -----------------------------------------------------------------------------
     @abstractmethod
@@ -158,12 +159,13 @@ class Store(ABC):
         """Ids, vectors and namespaces of the dataset's remembered (not forgotten) notes."""
 
     @abstractmethod
-    def note_keyword_search(self, scope: Scope, query: str, limit: int) -> list[tuple[str, float]]: ...
+    def note_keyword_search(self, scope: Scope, query: str, limit: int,
+                            namespaces: list[str] | None = None) -> list[tuple[str, float]]: ...
 
     # -- embeddings filled later -----------------------------------------------------
     @abstractmethod
-    def pending(self, kind: str, limit: int, project: str | None = None,
-                environment: str | None = None) -> list[tuple[Scope, str, str]]:
+    def pending(self, kind: str, limit: int, project: str | None = None, environment: str | None = None,
+                dataset: str | None = None) -> list[tuple[Scope, str, str]]:
         """(scope, id, text) of rows of ``kind`` (fact, entity, episode, note) without a vector."""
 
     @abstractmethod

@@ -310,13 +310,15 @@ class SQLiteStore(Store):
             return ids, matrix, [r["chat"] for r in rows]
         return self._cached(("episode", scope), scope, load)
 
-    def episode_keyword_search(self, scope: Scope, query: str, limit: int) -> list[tuple[str, float]]:
+    def episode_keyword_search(self, scope: Scope, query: str, limit: int,
+                               exclude_chat: str | None = None) -> list[tuple[str, float]]:
         fts = _fts_query(query)
         if fts is None:
             return []
         rows = self._q(f"SELECT episode_id, bm25(episodes_fts, 1.0, {CONTEXT_WEIGHT}, 0.0) AS score FROM episodes_fts"
-                       " WHERE episodes_fts MATCH ? ORDER BY score LIMIT ?",
-                       (_scoped(scope, fts, "content context"), limit))
+                       " WHERE episodes_fts MATCH ? AND chat IS NOT ? ORDER BY score LIMIT ?",
+                       (_scoped(scope, fts, "content context"), exclude_chat if exclude_chat is not None else "\0",
+                        limit))
         return [(r[0], -float(r[1])) for r in rows]
 
     # -- notes ------------------------------------------------------------------------
@@ -364,13 +366,15 @@ class SQLiteStore(Store):
             return ids, matrix, [r["namespace"] for r in rows]
         return self._cached(("note", scope), scope, load)
 
-    def note_keyword_search(self, scope: Scope, query: str, limit: int) -> list[tuple[str, float]]:
+    def note_keyword_search(self, scope: Scope, query: str, limit: int,
+                            namespaces: list[str] | None = None) -> list[tuple[str, float]]:
         fts = _fts_query(query)
         if fts is None:
             return []
-        rows = self._q("SELECT f.note_id, bm25(notes_fts, 1.0, 0.0) AS score FROM notes_fts f JOIN notes n ON n.note_id = f.note_id"
-                       " WHERE notes_fts MATCH ? AND n.forgotten_at IS NULL ORDER BY score LIMIT ?",
-                       (_scoped(scope, fts, "text"), limit))
+        spaces = "" if namespaces is None else f" AND n.namespace IN ({','.join('?' * len(namespaces))})"
+        rows = self._q("SELECT f.note_id, bm25(notes_fts, 1.0, 0.0) AS score FROM notes_fts f JOIN notes n ON"
+                       f" n.note_id = f.note_id WHERE notes_fts MATCH ? AND n.forgotten_at IS NULL{spaces}"
+                       " ORDER BY score LIMIT ?", (_scoped(scope, fts, "text"), *(namespaces or []), limit))
         return [(r[0], -float(r[1])) for r in rows]
 
     def _cached(self, key: tuple, scope: Scope, load):
@@ -589,12 +593,13 @@ class SQLiteStore(Store):
         self._writes[scope] = self._writes.get(scope, 0) + 1
 
     # -- pending embeddings --------------------------------------------------------------
-    def pending(self, kind: str, limit: int, project: str | None = None,
-                environment: str | None = None) -> list[tuple[Scope, str, str]]:
+    def pending(self, kind: str, limit: int, project: str | None = None, environment: str | None = None,
+                dataset: str | None = None) -> list[tuple[Scope, str, str]]:
         table, key, text = VECTOR_TABLES[kind]
         rows = self._q(f"SELECT project, environment, dataset, {key}, {text} FROM {table} WHERE embedding IS NULL"
-                       " AND (:p IS NULL OR project = :p) AND (:e IS NULL OR environment = :e) ORDER BY rowid LIMIT :n",
-                       {"p": project, "e": environment, "n": limit})
+                       " AND (:p IS NULL OR project = :p) AND (:e IS NULL OR environment = :e)"
+                       " AND (:d IS NULL OR dataset = :d) ORDER BY rowid LIMIT :n",
+                       {"p": project, "e": environment, "d": dataset, "n": limit})
         return [(Scope(r[0], r[1], r[2]), r[3], r[4]) for r in rows]
 
     def set_vector(self, kind: str, scope: Scope, key_value: str, text_value: str, vector: np.ndarray) -> bool:
