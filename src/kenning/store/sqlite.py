@@ -85,7 +85,9 @@ def m001_initial(db: sqlite3.Connection) -> None:
         text, object, predicate, scope, tokenize='porter unicode61');
     CREATE TRIGGER facts_ai AFTER INSERT ON facts BEGIN
         INSERT INTO facts_fts (rowid, text, object, predicate, scope)
-        VALUES (new.rowid, new.text, new.object, new.predicate,
+        VALUES (new.rowid, scoped_words(new.project, new.environment, new.dataset, new.text),
+                scoped_words(new.project, new.environment, new.dataset, new.object),
+                scoped_words(new.project, new.environment, new.dataset, new.predicate),
                 scope_token(new.project, new.environment, new.dataset));
     END;
     CREATE TRIGGER facts_ad AFTER DELETE ON facts BEGIN
@@ -94,7 +96,9 @@ def m001_initial(db: sqlite3.Connection) -> None:
     CREATE TRIGGER facts_au AFTER UPDATE OF text, object, predicate ON facts BEGIN
         DELETE FROM facts_fts WHERE rowid = old.rowid;
         INSERT INTO facts_fts (rowid, text, object, predicate, scope)
-        VALUES (new.rowid, new.text, new.object, new.predicate,
+        VALUES (new.rowid, scoped_words(new.project, new.environment, new.dataset, new.text),
+                scoped_words(new.project, new.environment, new.dataset, new.object),
+                scoped_words(new.project, new.environment, new.dataset, new.predicate),
                 scope_token(new.project, new.environment, new.dataset));
     END;
     """)
@@ -112,7 +116,9 @@ def m002_messages_and_notes(db: sqlite3.Connection) -> None:
         content, context, scope, episode_id UNINDEXED, chat UNINDEXED, tokenize='porter unicode61');
     CREATE TRIGGER episodes_ai AFTER INSERT ON episodes BEGIN
         INSERT INTO episodes_fts (content, context, scope, episode_id, chat)
-        VALUES (new.content, new.context, scope_token(new.project, new.environment, new.dataset),
+        VALUES (scoped_words(new.project, new.environment, new.dataset, new.content),
+                scoped_words(new.project, new.environment, new.dataset, new.context),
+                scope_token(new.project, new.environment, new.dataset),
                 new.episode_id, new.chat);
     END;
     CREATE TRIGGER episodes_ad AFTER DELETE ON episodes BEGIN
@@ -120,7 +126,8 @@ def m002_messages_and_notes(db: sqlite3.Connection) -> None:
             AND scope = scope_token(old.project, old.environment, old.dataset);
     END;
     INSERT INTO episodes_fts (content, context, scope, episode_id, chat)
-        SELECT content, context, scope_token(project, environment, dataset), episode_id, chat FROM episodes;
+        SELECT scoped_words(project, environment, dataset, content), scoped_words(project, environment, dataset, context),
+               scope_token(project, environment, dataset), episode_id, chat FROM episodes;
     CREATE TABLE notes (
         rowid INTEGER PRIMARY KEY,
         project TEXT NOT NULL, environment TEXT NOT NULL, dataset TEXT NOT NULL,
@@ -131,7 +138,8 @@ def m002_messages_and_notes(db: sqlite3.Connection) -> None:
         text, scope, note_id UNINDEXED, tokenize='porter unicode61');
     CREATE TRIGGER notes_ai AFTER INSERT ON notes BEGIN
         INSERT INTO notes_fts (text, scope, note_id)
-        VALUES (new.text, scope_token(new.project, new.environment, new.dataset), new.note_id);
+        VALUES (scoped_words(new.project, new.environment, new.dataset, new.text),
+                scope_token(new.project, new.environment, new.dataset), new.note_id);
     END;
     CREATE TRIGGER notes_ad AFTER DELETE ON notes BEGIN
         DELETE FROM notes_fts WHERE note_id = old.note_id;
@@ -158,14 +166,33 @@ def _blob(vec: np.ndarray | None) -> bytes | None:
     return None if vec is None else np.asarray(vec, dtype=np.float32).tobytes()
 
 
-def _scoped(scope: Scope, fts: str, columns: str) -> str:
-    """An FTS5 query for ``fts`` in ``columns`` of one scope's rows only."""
-    return f"scope:{scope_token(*scope)} AND ({{{columns}}}: ({fts}))"
+def word_prefix(project: str, environment: str, dataset: str) -> str:
+    return scope_token(project, environment, dataset)[:9]
 
 
-def _fts_query(text: str) -> str | None:
+def scoped_words(project: str, environment: str, dataset: str, text: str | None) -> str:
+    """The text as the keyword index holds it: every word prefixed by its scope's token.
+
+    One shared FTS table then has a vocabulary per dataset: a word's posting list holds only that
+    dataset's rows (a common word costs microseconds, not a scan of every tenant's rows), and BM25
+    statistics are the dataset's own, so no tenant's data shifts another's scores.
+    """
+    if not text:
+        return ""
+    prefix = word_prefix(project, environment, dataset)
+    return " ".join(prefix + w for w in re.findall(r"\w+", text.lower()))
+
+
+def _scoped(scope: Scope, words: list[str], columns: str) -> str:
+    """An FTS5 query for any of ``words`` in ``columns`` of one scope's rows only."""
+    prefix = word_prefix(*scope)
+    terms = " OR ".join(f'"{prefix}{w}"' for w in words)
+    return f"scope:{scope_token(*scope)} AND ({{{columns}}}: ({terms}))"
+
+
+def _fts_query(text: str) -> list[str] | None:
     words = [w for w in re.findall(r"\w+", text.lower()) if len(w) > 1 or w.isdigit()]
-    return " OR ".join(f'"{w}"' for w in dict.fromkeys(words)) or None
+    return list(dict.fromkeys(words)) or None
 
 
 class SQLiteStore(Store):
@@ -185,6 +212,7 @@ class SQLiteStore(Store):
             raise ConfigError(f"cannot open SQLite database {self.path}: {exc}") from exc
         self._db.row_factory = sqlite3.Row
         self._db.create_function("scope_token", 3, scope_token, deterministic=True)
+        self._db.create_function("scoped_words", 4, scoped_words, deterministic=True)
         self._lock = threading.RLock()
         self._depth = 0
         self._writes: dict[Scope, int] = {}
