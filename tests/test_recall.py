@@ -271,3 +271,15 @@ def test_keyword_only_recall_without_an_embedder():
         assert "m-porto" in [m.message_id for m in res.messages]
         assert all("vector" not in i.signals for i in res.items)
         assert _sections(res.context) == ["User facts:", "Notes:", "Earlier messages:"]
+
+
+def test_context_budget_in_tokens():
+    from kenning.recall import count_tokens
+
+    mem = Memory(":memory:", settings=Settings(context_budget_unit="tokens", context_budget_chars=30))
+    for text in ("I live in Berlin.", "I'm a vegetarian.", "I love ramen.", "I speak Portuguese."):
+        mem.add(text, dataset="sam", at="2026-08-16T09:00:00Z")
+    block = mem.recall("What do you know about the user?", dataset="sam").context
+    assert block and sum(count_tokens(line) for line in block.splitlines()) <= 30
+    wide = mem.recall("What do you know about the user?", dataset="sam", budget=200).context
+    assert wide.count("\n- ") > block.count("\n- ")

@@ -4,6 +4,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from typing import Literal
+
 from pydantic import BaseModel, Field, ValidationError
 
 from .errors import ConfigError
@@ -19,6 +21,7 @@ class Settings(BaseModel):
     predicate_threshold: float = Field(0.85, ge=0, le=1)
     retrieval_floor: float = Field(0.3, ge=0, le=1)
     context_budget_chars: int = Field(2000, gt=0)
+    context_budget_unit: Literal["chars", "tokens"] = "chars"
     max_note_chars: int = Field(100_000, gt=0)
     note_dedupe_threshold: float = Field(0.92, ge=0, le=1)
     one_value_predicates: tuple[str, ...] = ()
@@ -37,7 +40,7 @@ class Settings(BaseModel):
         if env.get("KENNING_HOME"):
             values["home"] = Path(env["KENNING_HOME"]).expanduser()
         for name in ("project", "environment", "max_text_chars", "entity_threshold", "dedup_threshold",
-                     "predicate_threshold", "retrieval_floor", "context_budget_chars", "onnx_threads",
+                     "predicate_threshold", "retrieval_floor", "context_budget_chars", "context_budget_unit", "onnx_threads",
                      "max_note_chars", "note_dedupe_threshold"):
             key = f"KENNING_{name.upper()}"
             if env.get(key):

@@ -76,7 +76,7 @@ class Memory:
                                                            self.settings.many_value_predicates)
         self._writer = WritePipeline(self.store, extractor, self.embedder, self.settings, self.registry)
         self._reader = Recaller(self.store, self.embedder, self.settings.retrieval_floor,
-                                self.settings.context_budget_chars)
+                                self.settings.context_budget_chars, unit=self.settings.context_budget_unit)
         self.messages = Messages(self)
         self.notes = Notes(self)
 
@@ -140,7 +140,7 @@ class Memory:
         """The facts that answer ``query``, ranked, with a context block for the prompt."""
         self._check_query(query, limit)
         if budget is not None and (isinstance(budget, bool) or not isinstance(budget, int) or budget < 1):
-            raise InputError(f"budget must be a positive number of characters, not {budget!r}")
+            raise InputError(f"budget must be a positive number of {self.settings.context_budget_unit}, not {budget!r}")
         return self._reader.recall(self._scope(dataset, project, environment), query, limit=limit, budget=budget)
 
     # -- argument checks shared by the read paths -------------------------------------

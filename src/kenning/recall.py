@@ -29,6 +29,7 @@ STOPWORDS = frozenset("""a an the of to in on at for and or is are was were be b
  would should will into than then so if not no yes please did ever""".split())
 MAX_QUERY_TERMS = 64
 REDUNDANT = 0.5  # weight of a second item from the same message
+TOKEN_PIECES = re.compile(r"\w+|[^\w\s]")
 MIN_KEYWORD = 0.05  # BM25 below this means the words are everywhere: no evidence either way
 MIN_COSINE = 0.2    # a message or note this far from the query is unrelated to it (facts are few and
                     # distilled: a broad "what do you know about the user" should still list them)
@@ -140,10 +141,10 @@ def fuse(ranked: dict[tuple[str, str], list[tuple[str, float]]], preset: Preset)
 
 
 class Recaller:
-    def __init__(self, store: Store, embedder: Embedder | None, floor: float, budget_chars: int,
-                 preset: Preset = HYBRID):
-        self.store, self.embedder, self.floor, self.budget = store, embedder, floor, budget_chars
-        self.preset = preset
+    def __init__(self, store: Store, embedder: Embedder | None, floor: float, budget: int,
+                 preset: Preset = HYBRID, unit: str = "chars"):
+        self.store, self.embedder, self.floor, self.budget = store, embedder, floor, budget
+        self.preset, self.unit = preset, unit
 
     def embed_query(self, query: str) -> np.ndarray | None:
         return None if self.embedder is None else self.embedder.embed(query[:2000])
@@ -256,7 +257,8 @@ class Recaller:
                               notes=[i.note for i in items if i.note is not None][:limit],
                               messages=[i.message for i in items if i.message is not None][:limit],
                               items=_diverse(items)[:limit])
-        result.context = render_context(result.facts, result.notes, result.messages, budget or self.budget)
+        result.context = render_context(result.facts, result.notes, result.messages, budget or self.budget,
+                                        self.unit)
         return result
 
     def _entity_hits(self, scope: Scope, query: str) -> list[tuple[str, float]]:
@@ -309,8 +311,18 @@ def _diverse(items: list[RecallItem]) -> list[RecallItem]:
     return sorted(items, key=lambda i: (-i.score, i.kind != "fact"))
 
 
-def render_context(facts: list[Fact], notes: list[Note], messages: list[MessageHit], budget_chars: int) -> str:
-    """Facts grouped by anchor (best group first), then notes, then messages; within the budget."""
+def count_tokens(text: str) -> int:
+    """A model-neutral token estimate: words, numbers and punctuation marks each count one,
+    long words one per six characters (close to what BPE tokenizers give for English)."""
+    return sum(max(1, -(-len(piece) // 6)) for piece in TOKEN_PIECES.findall(text))
+
+
+def render_context(facts: list[Fact], notes: list[Note], messages: list[MessageHit], budget: int,
+                   unit: str = "chars") -> str:
+    """Facts grouped by anchor (best group first), then notes, then messages; within the budget
+    (characters, or estimated tokens). Deterministic: the same inputs give the same block."""
+    measure = len if unit == "chars" else count_tokens
+    newline = 1 if unit == "chars" else 0
     sections: list[tuple[str, list[str]]] = []
     if facts:
         groups: OrderedDict[str, list[Fact]] = OrderedDict()
@@ -331,15 +343,15 @@ def render_context(facts: list[Fact], notes: list[Note], messages: list[MessageH
         sections.append(("Earlier messages:", [f"- [{m.at.date().isoformat()}] {m.role}: {_one_line(m.text)}"
                                                for m in messages]))
     out: list[str] = []
-    used = -1  # "\n".join: n lines take n - 1 newlines
+    used = -newline  # "\n".join: n lines take n - 1 newlines
     for header, lines in sections:
-        block, size = [header], used + 1 + len(header)
+        block, size = [header], used + newline + measure(header)
         for line in lines:
-            if size + 1 + len(line) > budget_chars:
+            if size + newline + measure(line) > budget:
                 break
             block.append(line)
-            size += 1 + len(line)
-        if len(block) > 1 and size <= budget_chars:
+            size += newline + measure(line)
+        if len(block) > 1 and size <= budget:
             out.extend(block)
             used = size
     return "\n".join(out)
