@@ -33,7 +33,14 @@ LIVE_AS_OF = ("(f.invalid_at IS NULL OR f.invalid_at > :t) AND f.valid_at <= :t 
               "AND (f.valid_until IS NULL OR f.valid_until > :t)")
 SCOPE = "f.project = :p AND f.environment = :e AND f.dataset = :d"
 CONTEXT_WEIGHT = 0.5  # a word in the message before counts half of one in the message (measured on LoCoMo)
-MATRIX_CACHE_SIZE = 256  # datasets' matrices kept in memory (each a few MB at most)
+MATRIX_CACHE_SIZE = 256
+# Rows are read without their vectors (1.5 KB each): only the matrices need those.
+FACT_COLUMNS = ("f.fact_id, f.subject, f.predicate, f.object, f.object_is_entity, f.entity_type, f.text, f.kind,"
+                " f.confidence, f.source_quote, f.valid_at, f.valid_until, f.invalid_at, f.superseded_by,"
+                " f.episode_id, f.created_at")
+EPISODE_COLUMNS = "episode_id, role, content, chat, at, created_at"
+NOTE_COLUMNS = "note_id, text, namespace, created_at, forgotten_at, superseded_by"
+ENTITY_COLUMNS = "entity_id, name, type, aliases, created_at"  # datasets' matrices kept in memory (each a few MB at most)
 
 
 def _script(db: sqlite3.Connection, sql: str) -> None:
@@ -317,7 +324,7 @@ class SQLiteStore(Store):
         self._bump(scope)
 
     def previous_message(self, scope: Scope, chat: str | None, at: datetime) -> Episode | None:
-        rows = self._q("SELECT * FROM episodes WHERE project=? AND environment=? AND dataset=? AND chat IS ?"
+        rows = self._q(f"SELECT {EPISODE_COLUMNS} FROM episodes WHERE project=? AND environment=? AND dataset=? AND chat IS ?"
                        " AND at <= ? ORDER BY at DESC, rowid DESC LIMIT 1", (*scope, chat, timeutil.dump(at)))
         return _episode(rows[0]) if rows else None
 
@@ -325,7 +332,7 @@ class SQLiteStore(Store):
         if not episode_ids:
             return []
         marks = ",".join("?" * len(episode_ids))
-        rows = self._q(f"SELECT * FROM episodes WHERE project=? AND environment=? AND dataset=?"
+        rows = self._q(f"SELECT {EPISODE_COLUMNS} FROM episodes WHERE project=? AND environment=? AND dataset=?"
                        f" AND episode_id IN ({marks})", (*scope, *episode_ids))
         by_id = {r["episode_id"]: _episode(r) for r in rows}
         return [by_id[i] for i in episode_ids if i in by_id]
@@ -361,7 +368,7 @@ class SQLiteStore(Store):
         if not note_ids:
             return []
         marks = ",".join("?" * len(note_ids))
-        rows = self._q(f"SELECT * FROM notes WHERE project=? AND environment=? AND dataset=? AND note_id IN ({marks})",
+        rows = self._q(f"SELECT {NOTE_COLUMNS} FROM notes WHERE project=? AND environment=? AND dataset=? AND note_id IN ({marks})",
                        (*scope, *note_ids))
         by_id = {r["note_id"]: _note(r) for r in rows}
         return [by_id[i] for i in note_ids if i in by_id]
@@ -376,7 +383,7 @@ class SQLiteStore(Store):
         if not include_forgotten:
             where += " AND forgotten_at IS NULL"
         total = self._q(f"SELECT count(*) FROM notes WHERE {where}", params)[0][0]
-        rows = self._q(f"SELECT * FROM notes WHERE {where} ORDER BY created_at, rowid LIMIT ? OFFSET ?",
+        rows = self._q(f"SELECT {NOTE_COLUMNS} FROM notes WHERE {where} ORDER BY created_at, rowid LIMIT ? OFFSET ?",
                        (*params, limit, offset))
         return [_note(r) for r in rows], total
 
@@ -425,7 +432,7 @@ class SQLiteStore(Store):
 
     # -- entities -------------------------------------------------------------------
     def entities(self, scope: Scope, type: str | None = None) -> list[Entity]:
-        sql = "SELECT * FROM entities WHERE project=? AND environment=? AND dataset=?"
+        sql = f"SELECT {ENTITY_COLUMNS} FROM entities WHERE project=? AND environment=? AND dataset=?"
         params: tuple = tuple(scope)
         if type:
             sql += " AND type=?"
@@ -499,7 +506,7 @@ class SQLiteStore(Store):
         if not fact_ids:
             return []
         marks = ",".join("?" * len(fact_ids))
-        rows = self._q(f"SELECT * FROM facts f WHERE project=? AND environment=? AND dataset=? AND fact_id IN ({marks})",
+        rows = self._q(f"SELECT {FACT_COLUMNS} FROM facts f WHERE project=? AND environment=? AND dataset=? AND fact_id IN ({marks})",
                        (*scope, *fact_ids))
         by_id = {r["fact_id"]: _fact(r) for r in rows}
         return [by_id[i] for i in fact_ids if i in by_id]
@@ -509,7 +516,7 @@ class SQLiteStore(Store):
         if not predicates:
             return []
         marks = ",".join("?" * len(predicates))
-        sql = (f"SELECT * FROM facts f WHERE project=? AND environment=? AND dataset=? AND predicate IN ({marks})"
+        sql = (f"SELECT {FACT_COLUMNS} FROM facts f WHERE project=? AND environment=? AND dataset=? AND predicate IN ({marks})"
                " AND invalid_at IS NULL AND (valid_until IS NULL OR valid_until > ?)")
         params: tuple = (*scope, *predicates, timeutil.dump(at))
         if limit is None:
@@ -537,7 +544,7 @@ class SQLiteStore(Store):
         if not names:
             return []
         marks = ",".join("?" * len(names))
-        rows = self._q(f"SELECT * FROM entities e WHERE project=? AND environment=? AND dataset=? AND (name IN ({marks})"
+        rows = self._q(f"SELECT {ENTITY_COLUMNS} FROM entities e WHERE project=? AND environment=? AND dataset=? AND (name IN ({marks})"
                        f" OR EXISTS (SELECT 1 FROM json_each(e.aliases) j WHERE j.value IN ({marks})))",
                        (*scope, *names, *names))
         return [_entity(r) for r in rows]
@@ -583,7 +590,7 @@ class SQLiteStore(Store):
         clause = " AND ".join(where)
         total = self._q(f"SELECT count(*) FROM facts f WHERE {clause}", params)[0][0]
         params.update(limit=query.limit, offset=query.offset)
-        rows = self._q(f"SELECT * FROM facts f WHERE {clause} ORDER BY f.valid_at, f.created_at, f.rowid"
+        rows = self._q(f"SELECT {FACT_COLUMNS} FROM facts f WHERE {clause} ORDER BY f.valid_at, f.created_at, f.rowid"
                        " LIMIT :limit OFFSET :offset", params)
         return [_fact(r) for r in rows], total
 
