@@ -10,10 +10,10 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from . import timeutil
-from .errors import Conflict, EmptyText, InputError, NotFound, TextTooLarge
+from .errors import Conflict, NotFound
 from .model import Episode, MessageHit
 from .recall import message_hit
-from .write import ROLES, message_context, message_embed_text
+from .write import check_role, check_text, message_context, message_embed_text
 
 if TYPE_CHECKING:
     from .memory import Memory
@@ -28,15 +28,8 @@ class Messages:
               project: str | None = None, environment: str | None = None) -> Episode | None:
         """Keep one message for recall without mining it; returns the stored message (None if temporary)."""
         scope = self._m._scope(dataset, project, environment)
-        limit = self._m.settings.max_text_chars
-        if not isinstance(content, str):
-            raise InputError(f"content must be a string, not {type(content).__name__}")
-        if len(content) > limit:
-            raise TextTooLarge(f"message is {len(content):,} characters; the limit is {limit:,}")
-        if not content.strip():
-            raise EmptyText("message is empty")
-        if role not in ROLES:
-            raise InputError(f"role must be one of {', '.join(ROLES)}, not {role!r}")
+        check_text(content, self._m.settings.max_text_chars, "message")
+        check_role(role)
         when = self._m._message_time(at)
         if temporary:
             return None

@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from . import timeutil
-from .errors import EmptyText, InputError, NotFound, TextTooLarge
+from .errors import InputError, NotFound
 from .model import Note, NoteHit
-from .write import message_embed_text
+from .write import check_text, message_embed_text
 
 if TYPE_CHECKING:
     from .memory import Memory
@@ -34,14 +34,7 @@ class Notes:
         self._m = memory
 
     def _text(self, text: str) -> str:
-        limit = self._m.settings.max_note_chars
-        if not isinstance(text, str):
-            raise InputError(f"a note is text, not {type(text).__name__}")
-        if len(text) > limit:
-            raise TextTooLarge(f"note is {len(text):,} characters; the limit (max_content) is {limit:,}")
-        if not text.strip():
-            raise EmptyText("note is empty")
-        return text
+        return check_text(text, self._m.settings.max_note_chars, "note")
 
     def save(self, dataset: str, text: str, namespace: str = "user", *, project: str | None = None,
              environment: str | None = None) -> Note:

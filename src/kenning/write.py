@@ -34,6 +34,24 @@ FUTURE_SKEW = timedelta(days=1)  # clocks differ; a message from next year is a 
 CONTEXT_CHARS = 300  # how much of the message before a message travels with it
 
 
+def check_text(text: str, limit: int, what: str) -> str:
+    """Text kenning will keep: a non-empty string within the size limit, or a clear error."""
+    if not isinstance(text, str):
+        raise InputError(f"{what} must be a string, not {type(text).__name__}")
+    if len(text) > limit:
+        raise TextTooLarge(f"{what} is {len(text):,} characters; the limit is {limit:,}. "
+                           "Split it and save the parts one by one")
+    if not text.strip():
+        raise EmptyText(f"{what} is empty; pass the words to keep")
+    return text
+
+
+def check_role(role: str) -> str:
+    if role not in ROLES:
+        raise InputError(f"role must be one of {', '.join(ROLES)}, not {role!r}")
+    return role
+
+
 def message_context(store: Store, scope: Scope, chat: str | None, at: datetime) -> str:
     """The end of the previous message in the chat: a reply is understood with what it answers."""
     previous = store.previous_message(scope, chat, at)
@@ -86,15 +104,8 @@ class WritePipeline:
     def add(self, scope: Scope, text: str, *, at: datetime | None = None, role: str = "user",
             client_ref: str | None = None, chat: str | None = None, message_id: str | None = None,
             temporary: bool = False) -> AddResult:
-        if not isinstance(text, str):
-            raise InputError(f"text must be a string, not {type(text).__name__}")
-        if len(text) > self.settings.max_text_chars:
-            raise TextTooLarge(f"text is {len(text):,} characters; the limit is {self.settings.max_text_chars:,}. "
-                               "Split it into messages and add them one by one")
-        if not text.strip():
-            raise EmptyText("text is empty; pass what the user said")
-        if role not in ROLES:
-            raise InputError(f"role must be one of {', '.join(ROLES)}, not {role!r}")
+        check_text(text, self.settings.max_text_chars, "text")
+        check_role(role)
         at = self.message_time(at)
         if role != "user":
             return AddResult(status="skipped", reason="skipped_non_user_turn")
