@@ -28,7 +28,9 @@ from .store.base import Store
 
 ROLES = ("user", "assistant", "system", "tool")
 EMBED_PREFIX_CHARS = 2000
-FUTURE_SKEW = timedelta(days=1)  # clocks differ; a message from next year is a bug
+FUTURE_SKEW = timedelta(days=1)
+CONTEXT_MESSAGES = 4   # previous messages handed to an extractor that reads context
+KNOWN_ENTITIES = 200   # entity names handed to it for typo correction  # clocks differ; a message from next year is a bug
 
 
 CONTEXT_CHARS = 300  # how much of the message before a message travels with it
@@ -114,7 +116,8 @@ class WritePipeline:
             if earlier is not None:
                 return self._already(scope, earlier)
 
-        candidates = self.extractor.extract(text, at=at, context=[])
+        candidates = self.extractor.extract(text, at=at, context=self._context(scope, chat, at),
+                                            known_entities=self._known_entities(scope))
         plans, rejected = self._normalise(candidates, at)
         context = "" if temporary else message_context(self.store, scope, chat, at)
         message_text = None if temporary else message_embed_text(text)
@@ -156,6 +159,24 @@ class WritePipeline:
                               "said (default: now)")
         return at
 
+    def _context(self, scope: Scope, chat: str | None, at: datetime, n: int = CONTEXT_MESSAGES) -> list[str]:
+        """The last messages of the thread, oldest first, for extractors that read context."""
+        if not self.extractor.wants_context:
+            return []
+        out, when = [], at
+        for _ in range(n):
+            previous = self.store.previous_message(scope, chat, when)
+            if previous is None or previous.content in out:
+                break
+            out.append(previous.content)
+            when = previous.at
+        return out[::-1]
+
+    def _known_entities(self, scope: Scope) -> list[str]:
+        if not self.extractor.wants_context:
+            return []
+        return [e.name for e in self.store.entities(scope)][-KNOWN_ENTITIES:]
+
     def _already(self, scope: Scope, earlier: dict) -> AddResult:
         ids = earlier.get("memory_ids", [])
         facts = self.store.get_facts(scope, ids[:1])
@@ -166,6 +187,9 @@ class WritePipeline:
     def _normalise(self, candidates: list[Candidate], at: datetime) -> tuple[list[_Plan], list[str]]:
         plans, rejected = [], []
         for c in candidates:
+            if c.rejected:
+                rejected.append(c.rejected)
+                continue
             if c.subject.strip().lower() != "user":
                 rejected.append(f"subject {c.subject!r} is not the user")
                 continue

@@ -27,11 +27,19 @@ class Candidate(BaseModel):
     ends: bool = False                    # "I no longer …": ends the matching live fact
     needs_known_entity: bool = False      # only an opinion about something already known
     notes: list[str] = Field(default_factory=list)
+    rejected: str | None = None           # set by an extractor for output it could not use (counted, never stored)
 
 
 class Extractor(ABC):
     name: str = "extractor"
+    wants_context: bool = False   # True: the write path hands it the thread and the known entity names
 
     @abstractmethod
-    def extract(self, text: str, *, at: datetime, context: list[str] | None = None) -> list[Candidate]:
-        """Candidates for durable facts about the user in ``text`` said at ``at``."""
+    def extract(self, text: str, *, at: datetime, context: list[str] | None = None,
+                known_entities: list[str] | None = None) -> list[Candidate]:
+        """Candidates for durable facts about the user in ``text`` said at ``at``.
+
+        ``context``: the previous messages of the thread, oldest first. ``known_entities``: names
+        of entities this dataset already holds, so a model can correct typos towards them.
+        Raises :class:`~kenning.errors.ExtractionError` when it cannot produce an answer at all.
+        """

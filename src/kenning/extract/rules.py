@@ -307,7 +307,8 @@ class RuleExtractor(Extractor):
 
     name = "rules"
 
-    def extract(self, text: str, *, at: datetime, context: list[str] | None = None) -> list[Candidate]:
+    def extract(self, text: str, *, at: datetime, context: list[str] | None = None,
+                known_entities: list[str] | None = None) -> list[Candidate]:
         out: list[Candidate] = []
         for sentence in _sentences(text):
             hedged = bool(re.search(r"\b(?:i think|maybe|probably|might|perhaps|not sure)\b", sentence, re.I))
