@@ -3,10 +3,11 @@ from .config import Settings
 from .embed.base import Embedder
 from .errors import (Conflict, ConfigError, DimensionMismatch, DuplicateFact, EmbeddingError, EmptyText, ExtractionError,
                      InputError, InvalidScope, InvalidTime, KenningError, MigrationError, NonFiniteVector,
-                     NotFound, StoreError, TextTooLarge)
+                     LeaseLost, NotFound, StoreError, TextTooLarge)
 from .extract.base import Candidate, Extractor
 from .memory import Memory
-from .model import AddResult, Entity, Episode, Fact, FactPage, MessageHit, Note, NoteHit, Scope
+from .model import (AddResult, Entity, Episode, Fact, FactPage, Job, MemoryStatus, MessageHit, Note, NoteHit, Receipt,
+                    Scope)
 from .recall import RecallItem, RecallResult
 
 __version__ = "0.1.0"
@@ -15,5 +16,5 @@ __all__ = [
     "Note", "NoteHit", "MessageHit",
     "RecallItem", "Candidate", "Extractor", "Embedder", "KenningError", "InputError", "TextTooLarge",
     "EmptyText", "InvalidTime", "InvalidScope", "EmbeddingError", "DimensionMismatch", "NonFiniteVector",
-    "NotFound", "Conflict", "ExtractionError", "ConfigError", "StoreError", "MigrationError", "DuplicateFact",
+    "NotFound", "Conflict", "ExtractionError", "ConfigError", "StoreError", "MigrationError", "DuplicateFact", "LeaseLost", "Job", "Receipt", "MemoryStatus",
 ]

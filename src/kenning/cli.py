@@ -87,6 +87,37 @@ def cmd_recall(args) -> int:
     return 0
 
 
+def cmd_worker(args) -> int:
+    """Run queue workers in the foreground until SIGTERM/SIGINT (or, with --exit-when-idle, an empty queue)."""
+    import signal
+    import threading
+
+    from .config import Settings
+    from .jobs import Worker
+    from .memory import Memory
+
+    mem = Memory(args.db, settings=Settings.from_env(worker_threads=0))
+    stop = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.set())
+    workers = [Worker(mem, lease_seconds=args.lease, poll_seconds=args.poll) for _ in range(args.threads)]
+    print(f"kenning worker: {len(workers)} thread(s) on {getattr(mem.store, 'path', args.db)}", flush=True)
+    done = [0] * len(workers)
+
+    def run(i: int) -> None:
+        done[i] = workers[i].run(stop, idle_exit=args.exit_when_idle)
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(workers))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        while t.is_alive():
+            t.join(0.5)
+    mem.close()
+    print(f"kenning worker: ran {sum(done)} job(s)", flush=True)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="kenning", description="Long-term memory for AI assistants.")
     ap.add_argument("--db", default=None, help="store URL or path (default: $KENNING_HOME/kenning.db)")
@@ -113,6 +144,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--entity", default=None)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_facts)
+
+    p = sub.add_parser("worker", help="run queue workers for add_turn jobs in the foreground")
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--lease", type=float, default=60.0, help="seconds a claimed job stays leased")
+    p.add_argument("--poll", type=float, default=0.5, help="seconds between looks at an empty queue")
+    p.add_argument("--exit-when-idle", action="store_true", help="stop once no job is queued or running")
+    p.set_defaults(func=cmd_worker)
 
     p = sub.add_parser("recall", help="print the context block for a query")
     p.add_argument("query")

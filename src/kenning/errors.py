@@ -15,7 +15,8 @@
     ├── ConfigError                a setting or URL cannot be used
     └── StoreError                 the database failed
         ├── MigrationError         the schema cannot be brought up to date
-        └── DuplicateFact          the live-fact backstop refused a twin
+        ├── DuplicateFact          the live-fact backstop refused a twin
+        └── LeaseLost              a worker finished a job another worker had reclaimed
 
 Messages say how to fix the problem, not only what went wrong.
 """
@@ -81,6 +82,10 @@ class StoreError(KenningError):
 
 class MigrationError(StoreError):
     pass
+
+
+class LeaseLost(StoreError):
+    """The job was reclaimed after this worker's lease ran out; its transaction must roll back."""
 
 
 class DuplicateFact(StoreError):

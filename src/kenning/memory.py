@@ -3,6 +3,9 @@ from __future__ import annotations
 
 import functools
 import re
+import threading
+import time
+import uuid
 from datetime import datetime
 from pathlib import Path
 
@@ -12,13 +15,14 @@ from .config import Settings
 from .embed.base import CachedEmbedder, Embedder
 from .errors import ConfigError, InputError, InvalidScope, NotFound
 from .extract.base import Extractor
-from .model import AddResult, Entity, FactPage, Scope
+from .model import AddResult, Entity, FactPage, Job, MemoryStatus, Receipt, Scope
 from .recall import Recaller, RecallResult
 from .store.base import FactQuery, Store
 from .store.sqlite import SQLiteStore
+from .jobs import WorkerThreads
 from .messages import Messages
 from .notes import Notes
-from .write import EMBED_PREFIX_CHARS, WritePipeline
+from .write import EMBED_PREFIX_CHARS, WritePipeline, check_role, check_text
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,127}$")
 
@@ -79,9 +83,13 @@ class Memory:
                                 self.settings.context_budget_chars, unit=self.settings.context_budget_unit)
         self.messages = Messages(self)
         self.notes = Notes(self)
+        self._workers = WorkerThreads(self, self.settings.worker_threads, self.settings.job_lease_seconds)
+        self._job_done = threading.Event()
 
     # -- lifecycle ------------------------------------------------------------------
     def close(self) -> None:
+        """Stop the embedded workers (a job in flight finishes first), then close the store."""
+        self._workers.close()
         self.store.close()
 
     def __enter__(self) -> "Memory":
@@ -105,6 +113,80 @@ class Memory:
         """Mine ``text`` for durable facts about the user and store them now."""
         return self._writer.add(self._scope(dataset, project, environment), text, at=at, role=role,
                                 client_ref=client_ref, chat=chat, message_id=message_id, temporary=temporary)
+
+    # -- asynchronous ingestion -----------------------------------------------------------
+    def add_turn(self, dataset: str, role: str, content: str, thread: str | None = None,
+                 client_ref: str | None = None, at: datetime | str | None = None, chat: str | None = None,
+                 temporary: bool = False, message_id: str | None = None, *, project: str | None = None,
+                 environment: str | None = None) -> Receipt:
+        """Queue one turn durably and return at once; a worker runs it through the ``add`` pipeline."""
+        scope = self._scope(dataset, project, environment)
+        check_text(content, self.settings.max_text_chars, "content")
+        check_role(role)
+        when = self._writer.message_time(at)
+        if role != "user":
+            return Receipt(status="skipped", reason="skipped_non_user_turn")
+        now = timeutil.now()
+        job = Job(request_id=f"req_{uuid.uuid4().hex}", project=scope.project, environment=scope.environment,
+                  dataset=scope.dataset, role=role, content=content, chat=chat or thread, at=when,
+                  temporary=temporary, message_id=message_id, client_ref=client_ref, created_at=now, updated_at=now)
+        job, created = self.store.enqueue(job)
+        if not created:
+            return Receipt(status="skipped", reason="already_ingested", request_id=job.request_id,
+                           already_exists=True, processing_status=job.status)
+        self._workers.ensure_started()
+        self._workers.notify()
+        return Receipt(status="processing", processing_status="queued", request_id=job.request_id)
+
+    def status(self, request_id: str | None = None, *, memory_id: str | None = None,
+               project: str | None = None, environment: str | None = None) -> Receipt | MemoryStatus:
+        """A queued turn's progress and, when done, its receipt; or whether a memory is searchable."""
+        project, environment = project or self.settings.project, environment or self.settings.environment
+        if (request_id is None) == (memory_id is None):
+            raise InputError("pass a request_id or memory_id=…")
+        if memory_id is not None:
+            state = self.store.fact_state(memory_id)
+            if state is None or state[0][:2] != (project, environment):
+                return MemoryStatus(memory_id=memory_id, stored=False)
+            _, fact, embedded = state
+            live = fact.invalid_at is None and fact.live_at(timeutil.now())
+            return MemoryStatus(memory_id=memory_id, stored=True, live=live,
+                                searchable=live and (embedded or self.embedder is None))
+        job = self.store.get_job(request_id)
+        if job is None or (job.project, job.environment) != (project, environment):
+            raise NotFound(f"no request {request_id!r} in project {project!r}, environment {environment!r}")
+        status = {"queued": "processing", "distilling": "processing"}.get(job.status, job.status)
+        result = job.result
+        return Receipt(status=status, processing_status=job.status, request_id=job.request_id,
+                       processing_error=job.error, result=result, reason=result.reason if result else None,
+                       memory_id=(result.memory_ids[0] if result and result.memory_ids else None))
+
+    def flush(self, timeout: float | None = None) -> None:
+        """Wait until no job of this project and environment is queued or running."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        open_jobs = ("queued", "distilling")
+        project, environment = self.settings.project, self.settings.environment
+        while self.store.count_jobs(open_jobs, project, environment):
+            if self._workers.count < 1:
+                raise ConfigError("no worker runs here (worker_threads=0): start `kenning worker` to drain the queue")
+            self._workers.ensure_started()
+            self._workers.notify()
+            if deadline is not None and time.monotonic() > deadline:
+                raise TimeoutError(f"jobs still open after {timeout}s")
+            self._job_done.wait(0.05)
+            self._job_done.clear()
+
+    def retry_failed(self, dataset: str | None = None, *, project: str | None = None,
+                     environment: str | None = None) -> int:
+        """Queue failed jobs again (their turns were kept); returns how many."""
+        project, environment = project or self.settings.project, environment or self.settings.environment
+        if dataset is not None:
+            self._scope(dataset, project, environment)
+        count = self.store.retry_failed(project, environment, dataset)
+        if count:
+            self._workers.ensure_started()
+            self._workers.notify()
+        return count
 
     def embed_pending(self, batch: int = 256, *, project: str | None = None,
                       environment: str | None = None) -> int:

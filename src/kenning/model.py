@@ -126,6 +126,54 @@ class AddResult(BaseModel):
     rejections: list[str] = Field(default_factory=list)
 
 
+class Job(BaseModel):
+    """A queued turn: what ``add_turn`` stored, and what became of it."""
+
+    request_id: str
+    project: str
+    environment: str
+    dataset: str
+    role: str
+    content: str
+    chat: str | None = None
+    at: datetime
+    temporary: bool = False
+    message_id: str | None = None
+    client_ref: str | None = None
+    status: Literal["queued", "distilling", "done", "failed"] = "queued"
+    attempts: int = 0
+    error: str | None = None
+    result: AddResult | None = None
+    created_at: datetime
+    updated_at: datetime
+
+    @property
+    def scope(self) -> Scope:
+        return Scope(self.project, self.environment, self.dataset)
+
+
+class Receipt(BaseModel):
+    """The answer of ``add_turn`` (at once) and of ``status(request_id)`` (any time later)."""
+
+    status: Literal["processing", "done", "failed", "skipped"]
+    processing_status: Literal["queued", "distilling", "done", "failed"] | None = None
+    request_id: str | None = None
+    already_exists: bool = False
+    processing_error: str | None = None
+    reason: str | None = None
+    memory_id: str | None = None
+    result: AddResult | None = None
+
+
+class MemoryStatus(BaseModel):
+    """Whether one memory is stored, live and findable by vector search."""
+
+    memory_id: str
+    stored: bool
+    live: bool = False
+    searchable: bool = False
+
+
 class FactPage(BaseModel):
     facts: list[Fact]
     total: int

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -105,7 +106,9 @@ class WritePipeline:
     # -- step 1: accept -------------------------------------------------------------
     def add(self, scope: Scope, text: str, *, at: datetime | None = None, role: str = "user",
             client_ref: str | None = None, chat: str | None = None, message_id: str | None = None,
-            temporary: bool = False) -> AddResult:
+            temporary: bool = False, finish: Callable[[AddResult], None] | None = None) -> AddResult:
+        """Run the pipeline; ``finish`` is called with the receipt inside the transaction that
+        stores the effects (a queued job marks itself done there: both commit or neither)."""
         check_text(text, self.settings.max_text_chars, "text")
         check_role(role)
         at = self.message_time(at)
@@ -146,6 +149,8 @@ class WritePipeline:
             if client_ref is not None:
                 self.store.record_ingest(scope, client_ref, {
                     "memory_ids": result.memory_ids, "episode_id": episode_id}, at)
+            if finish is not None:
+                finish(result)
         if result.memory_ids:
             first = self.store.get_facts(scope, result.memory_ids[:1])
             result.memory = first[0] if first else None

@@ -16,7 +16,7 @@ from datetime import datetime
 
 import numpy as np
 
-from ..model import Entity, Episode, Fact, Note, Scope
+from ..model import Entity, Episode, Fact, Job, Note, Scope
 
 
 @dataclass(frozen=True)
@@ -161,6 +161,34 @@ class Store(ABC):
     @abstractmethod
     def note_keyword_search(self, scope: Scope, query: str, limit: int,
                             namespaces: list[str] | None = None) -> list[tuple[str, float]]: ...
+
+    # -- the job queue ---------------------------------------------------------------------
+    @abstractmethod
+    def enqueue(self, job: Job) -> tuple[Job, bool]:
+        """Store a job; with a client_ref already queued in its dataset, return that job and False."""
+
+    @abstractmethod
+    def claim(self, worker: str, lease_seconds: float, now: datetime) -> Job | None:
+        """Lease the oldest runnable job (per-dataset arrival order; expired leases are runnable)."""
+
+    @abstractmethod
+    def finish(self, request_id: str, worker: str, result: dict | None, error: str | None = None) -> None:
+        """Mark done/failed in the caller's transaction; LeaseLost if ``worker`` lost the lease."""
+
+    @abstractmethod
+    def get_job(self, request_id: str) -> Job | None: ...
+
+    @abstractmethod
+    def count_jobs(self, statuses: tuple[str, ...], project: str | None = None,
+                   environment: str | None = None) -> int: ...
+
+    @abstractmethod
+    def retry_failed(self, project: str | None = None, environment: str | None = None,
+                     dataset: str | None = None) -> int: ...
+
+    @abstractmethod
+    def fact_state(self, fact_id: str) -> tuple[Scope, Fact, bool] | None:
+        """(scope, fact, has a vector) of a fact id, wherever it lives; callers check the scope."""
 
     # -- embeddings filled later -----------------------------------------------------
     @abstractmethod

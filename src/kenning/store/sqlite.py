@@ -16,15 +16,15 @@ import sqlite3
 import threading
 from collections import OrderedDict
 from contextlib import contextmanager
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import numpy as np
 
 from .. import timeutil
 from ..embed.base import check_vectors
-from ..errors import ConfigError, DimensionMismatch, DuplicateFact, MigrationError, StoreError
-from ..model import Entity, Episode, Fact, Note, Scope
+from ..errors import ConfigError, DimensionMismatch, DuplicateFact, LeaseLost, MigrationError, StoreError
+from ..model import AddResult, Entity, Episode, Fact, Job, Note, Scope
 from .base import FactQuery, Store
 
 LIVE_NOW = ("f.invalid_at IS NULL AND f.valid_at <= :t "
@@ -154,7 +154,25 @@ def m002_messages_and_notes(db: sqlite3.Connection) -> None:
     """)
 
 
-MIGRATIONS = [m001_initial, m002_messages_and_notes]
+def m003_jobs(db: sqlite3.Connection) -> None:
+    """The durable queue behind add_turn: arrival order is ``seq``; a claim is a lease."""
+    _script(db, """
+    CREATE TABLE jobs (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        job_id TEXT NOT NULL UNIQUE,
+        project TEXT NOT NULL, environment TEXT NOT NULL, dataset TEXT NOT NULL,
+        client_ref TEXT, payload TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('queued', 'distilling', 'done', 'failed')),
+        attempts INTEGER NOT NULL DEFAULT 0, lease_owner TEXT, lease_until TEXT,
+        error TEXT, result TEXT, created_at TEXT NOT NULL, updated_at TEXT NOT NULL);
+    CREATE UNIQUE INDEX jobs_client_ref ON jobs (project, environment, dataset, client_ref)
+        WHERE client_ref IS NOT NULL;
+    CREATE INDEX jobs_open ON jobs (status, seq);
+    CREATE INDEX jobs_dataset ON jobs (project, environment, dataset, seq);
+    """)
+
+
+MIGRATIONS = [m001_initial, m002_messages_and_notes, m003_jobs]
 VECTOR_TABLES = {  # kind -> (table, key column, the text a vector is computed from)
     "fact": ("facts", "fact_id", "embed_text"),
     "entity": ("entities", "entity_id", "name"),
@@ -627,6 +645,82 @@ class SQLiteStore(Store):
     def _bump(self, scope: Scope) -> None:
         self._writes[scope] = self._writes.get(scope, 0) + 1
 
+    # -- the job queue ----------------------------------------------------------------------
+    def enqueue(self, job: Job) -> tuple[Job, bool]:
+        """Store a job; with a client_ref already queued, return that job and False."""
+        with self.transaction(job.scope):
+            if job.client_ref is not None:
+                rows = self._q("SELECT * FROM jobs WHERE project=? AND environment=? AND dataset=? AND client_ref=?",
+                               (*job.scope, job.client_ref))
+                if rows:
+                    return _job(rows[0]), False
+            payload = json.dumps({"role": job.role, "content": job.content, "chat": job.chat,
+                                  "at": timeutil.dump(job.at), "temporary": job.temporary,
+                                  "message_id": job.message_id})
+            self._q("INSERT INTO jobs (job_id, project, environment, dataset, client_ref, payload, status,"
+                    " created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, 'queued', ?, ?)",
+                    (job.request_id, *job.scope, job.client_ref, payload, timeutil.dump(job.created_at),
+                     timeutil.dump(job.updated_at)))
+        return job, True
+
+    def claim(self, worker: str, lease_seconds: float, now: datetime) -> Job | None:
+        """The oldest runnable job, leased to ``worker``: queued (or leased to a worker whose lease
+        ran out), with no earlier unfinished job of its dataset, so one dataset runs in order."""
+        stamp = timeutil.dump(now)
+        with self.transaction():
+            rows = self._q(
+                "SELECT j.* FROM jobs j WHERE (j.status = 'queued' OR (j.status = 'distilling' AND j.lease_until < :now))"
+                " AND NOT EXISTS (SELECT 1 FROM jobs k WHERE k.project = j.project AND k.environment = j.environment"
+                " AND k.dataset = j.dataset AND k.seq < j.seq AND k.status IN ('queued', 'distilling'))"
+                " ORDER BY j.seq LIMIT 1", {"now": stamp})
+            if not rows:
+                return None
+            until = timeutil.dump(now + timedelta(seconds=lease_seconds))
+            self._q("UPDATE jobs SET status='distilling', lease_owner=?, lease_until=?, attempts=attempts+1,"
+                    " updated_at=? WHERE job_id=?", (worker, until, stamp, rows[0]["job_id"]))
+            return self.get_job(rows[0]["job_id"])
+
+    def finish(self, request_id: str, worker: str, result: dict | None, error: str | None = None) -> None:
+        """Mark a job done (or failed); refuses unless ``worker`` still holds its lease, so work a
+        reclaimed job did twice commits once. Call inside the transaction that applied its effects."""
+        status = "failed" if error is not None else "done"
+        with self._lock:
+            cur = self._db.execute(
+                "UPDATE jobs SET status=?, result=?, error=?, lease_owner=NULL, lease_until=NULL, updated_at=?"
+                " WHERE job_id=? AND status='distilling' AND lease_owner=?",
+                (status, json.dumps(result) if result is not None else None, error,
+                 timeutil.dump(timeutil.now()), request_id, worker))
+            if cur.rowcount != 1:
+                raise LeaseLost(f"job {request_id} is no longer leased to {worker}; its work is rolled back")
+
+    def get_job(self, request_id: str) -> Job | None:
+        rows = self._q("SELECT * FROM jobs WHERE job_id=?", (request_id,))
+        return _job(rows[0]) if rows else None
+
+    def count_jobs(self, statuses: tuple[str, ...], project: str | None = None,
+                   environment: str | None = None) -> int:
+        marks = ",".join("?" * len(statuses))
+        return self._q(f"SELECT count(*) FROM jobs WHERE status IN ({marks})"
+                       " AND (? IS NULL OR project = ?) AND (? IS NULL OR environment = ?)",
+                       (*statuses, project, project, environment, environment))[0][0]
+
+    def retry_failed(self, project: str | None = None, environment: str | None = None,
+                     dataset: str | None = None) -> int:
+        with self._lock:
+            cur = self._db.execute(
+                "UPDATE jobs SET status='queued', lease_owner=NULL, lease_until=NULL, updated_at=? WHERE status='failed'"
+                " AND (? IS NULL OR project = ?) AND (? IS NULL OR environment = ?) AND (? IS NULL OR dataset = ?)",
+                (timeutil.dump(timeutil.now()), project, project, environment, environment, dataset, dataset))
+            return cur.rowcount
+
+    def fact_state(self, fact_id: str) -> tuple[Scope, Fact, bool] | None:
+        rows = self._q(f"SELECT f.project, f.environment, f.dataset, f.embedding IS NOT NULL AS embedded,"
+                       f" {FACT_COLUMNS} FROM facts f WHERE f.fact_id=?", (fact_id,))
+        if not rows:
+            return None
+        r = rows[0]
+        return Scope(r["project"], r["environment"], r["dataset"]), _fact(r), bool(r["embedded"])
+
     # -- pending embeddings --------------------------------------------------------------
     def pending(self, kind: str, limit: int, project: str | None = None, environment: str | None = None,
                 dataset: str | None = None) -> list[tuple[Scope, str, str]]:
@@ -665,6 +759,17 @@ def _note(r: sqlite3.Row) -> Note:
     return Note(note_id=r["note_id"], text=r["text"], namespace=r["namespace"],
                 created_at=timeutil.load(r["created_at"]), forgotten_at=timeutil.load(r["forgotten_at"]),
                 superseded_by=r["superseded_by"])
+
+
+def _job(r: sqlite3.Row) -> Job:
+    payload = json.loads(r["payload"])
+    return Job(request_id=r["job_id"], project=r["project"], environment=r["environment"], dataset=r["dataset"],
+               role=payload["role"], content=payload["content"], chat=payload.get("chat"),
+               at=timeutil.load(payload["at"]), temporary=payload.get("temporary", False),
+               message_id=payload.get("message_id"), client_ref=r["client_ref"], status=r["status"],
+               attempts=r["attempts"], error=r["error"],
+               result=AddResult.model_validate_json(r["result"]) if r["result"] else None,
+               created_at=timeutil.load(r["created_at"]), updated_at=timeutil.load(r["updated_at"]))
 
 
 def _entity(r: sqlite3.Row) -> Entity:

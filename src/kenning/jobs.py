@@ -1,0 +1,139 @@
+"""Queue workers: run queued turns through the same write pipeline as ``add``.
+
+A worker leases the oldest runnable job (the store keeps one dataset in arrival
+order), runs the pipeline, and marks the job done inside the pipeline's own
+transaction; if the worker dies, nothing of that job commits and the lease runs
+out, so another worker runs it once. Embedded, ``Memory`` owns a few worker
+threads; ``kenning worker`` runs the same loop as a process.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import threading
+import uuid
+from typing import TYPE_CHECKING
+
+from . import timeutil
+from .errors import KenningError, LeaseLost
+from .model import AddResult, Job
+
+if TYPE_CHECKING:
+    from .memory import Memory
+
+log = logging.getLogger("kenning.jobs")
+MAX_ATTEMPTS = 5  # a job whose worker died this many times is failed, not retried forever
+
+
+def worker_name() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
+
+
+class Worker:
+    """Claims and runs jobs of one store until stopped."""
+
+    def __init__(self, memory: "Memory", *, lease_seconds: float = 60.0, poll_seconds: float = 0.5,
+                 name: str | None = None):
+        self.memory = memory
+        self.name = name or worker_name()
+        self.lease_seconds = lease_seconds
+        self.poll_seconds = poll_seconds
+
+    def run_once(self) -> Job | None:
+        """Run one job if one is runnable; returns it (None when the queue had nothing for us)."""
+        store = self.memory.store
+        job = store.claim(self.name, self.lease_seconds, timeutil.now())
+        if job is None:
+            return None
+        if job.attempts > MAX_ATTEMPTS:
+            self._fail(job, f"gave up after {job.attempts - 1} attempts whose workers stopped before finishing")
+            return job
+        finished = False
+
+        def finish(result: AddResult) -> None:
+            nonlocal finished
+            store.finish(job.request_id, self.name, result.model_dump(mode="json", exclude={"memory"}))
+            finished = True
+
+        try:
+            result = self.memory._writer.add(
+                job.scope, job.content, at=job.at, role=job.role, client_ref=job.client_ref, chat=job.chat,
+                message_id=job.message_id, temporary=job.temporary, finish=finish)
+            if not finished:  # answered without a transaction (a repeat): record the answer on its own
+                with store.transaction(job.scope):
+                    store.finish(job.request_id, self.name, result.model_dump(mode="json", exclude={"memory"}))
+        except LeaseLost:
+            log.warning("job %s was reclaimed by another worker; this run is rolled back", job.request_id)
+        except KenningError as exc:
+            self._fail(job, f"{type(exc).__name__}: {exc}")
+        except Exception as exc:  # a bug must fail the job visibly, not kill the worker
+            log.exception("job %s failed", job.request_id)
+            self._fail(job, f"internal error: {type(exc).__name__}: {exc}")
+        return job
+
+    def _fail(self, job: Job, error: str) -> None:
+        store = self.memory.store
+        try:
+            with store.transaction(job.scope):
+                store.finish(job.request_id, self.name, None, error=error)
+        except LeaseLost:
+            pass
+
+    def run(self, stop: threading.Event, wake: threading.Event | None = None, idle_exit: bool = False) -> int:
+        """Loop until ``stop`` is set (or, with ``idle_exit``, until nothing is left to do)."""
+        done = 0
+        while not stop.is_set():
+            try:
+                job = self.run_once()
+            except KenningError:
+                log.exception("worker %s could not claim a job", self.name)
+                job = None
+            if job is not None:
+                done += 1
+                self.memory._job_done.set()
+                continue
+            if idle_exit and self.memory.store.count_jobs(("queued", "distilling")) == 0:
+                return done
+            if wake is not None:
+                wake.wait(self.poll_seconds)
+                wake.clear()
+            else:
+                stop.wait(self.poll_seconds)
+        return done
+
+
+class WorkerThreads:
+    """The embedded workers a ``Memory`` starts lazily and stops on close."""
+
+    def __init__(self, memory: "Memory", count: int, lease_seconds: float):
+        self.memory, self.count, self.lease_seconds = memory, count, lease_seconds
+        self.stop = threading.Event()
+        self.wake = threading.Event()
+        self.threads: list[threading.Thread] = []
+        self._lock = threading.Lock()
+
+    def ensure_started(self) -> None:
+        with self._lock:
+            if self.threads or self.count < 1:
+                return
+            for i in range(self.count):
+                worker = Worker(self.memory, lease_seconds=self.lease_seconds, poll_seconds=0.2)
+                thread = threading.Thread(target=worker.run, args=(self.stop, self.wake), daemon=True,
+                                          name=f"kenning-worker-{i}")
+                thread.start()
+                self.threads.append(thread)
+
+    @property
+    def running(self) -> bool:
+        return bool(self.threads) and not self.stop.is_set()
+
+    def notify(self) -> None:
+        self.wake.set()
+
+    def close(self, timeout: float = 30.0) -> None:
+        self.stop.set()
+        self.wake.set()
+        for thread in self.threads:
+            thread.join(timeout)
+        self.threads = []
