@@ -362,7 +362,7 @@ class ListExtractor(Extractor):
     def __init__(self, candidates):
         self.candidates = candidates
 
-    def extract(self, text, *, at, context=None):
+    def extract(self, text, *, at, context=None, known_entities=None):
         return [c.model_copy(deep=True) for c in self.candidates]
 
 

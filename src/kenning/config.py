@@ -27,6 +27,8 @@ class Settings(BaseModel):
     one_value_predicates: tuple[str, ...] = ()
     many_value_predicates: tuple[str, ...] = ()
     onnx_threads: int = Field(1, ge=1)
+    worker_threads: int = Field(1, ge=0)       # embedded queue workers (0: leave jobs to `kenning worker`)
+    job_lease_seconds: float = Field(60.0, gt=0)
 
     @property
     def default_db_path(self) -> Path:
@@ -41,6 +43,7 @@ class Settings(BaseModel):
             values["home"] = Path(env["KENNING_HOME"]).expanduser()
         for name in ("project", "environment", "max_text_chars", "entity_threshold", "dedup_threshold",
                      "predicate_threshold", "retrieval_floor", "context_budget_chars", "context_budget_unit", "onnx_threads",
+                     "worker_threads", "job_lease_seconds",
                      "max_note_chars", "note_dedupe_threshold"):
             key = f"KENNING_{name.upper()}"
             if env.get(key):
