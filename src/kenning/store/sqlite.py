@@ -168,7 +168,7 @@ def m003_jobs(db: sqlite3.Connection) -> None:
     CREATE UNIQUE INDEX jobs_client_ref ON jobs (project, environment, dataset, client_ref)
         WHERE client_ref IS NOT NULL;
     CREATE INDEX jobs_open ON jobs (status, seq);
-    CREATE INDEX jobs_dataset ON jobs (project, environment, dataset, seq);
+    CREATE INDEX jobs_dataset_open ON jobs (project, environment, dataset, status, seq);
     """)
 
 
@@ -667,14 +667,18 @@ class SQLiteStore(Store):
         """The oldest runnable job, leased to ``worker``: queued (or leased to a worker whose lease
         ran out), with no earlier unfinished job of its dataset, so one dataset runs in order."""
         stamp = timeutil.dump(now)
+        blocked = (" AND NOT EXISTS (SELECT 1 FROM jobs k WHERE k.project = j.project AND k.environment = j.environment"
+                   " AND k.dataset = j.dataset AND k.status IN ('queued', 'distilling') AND k.seq < j.seq)")
         with self.transaction():
-            rows = self._q(
-                "SELECT j.* FROM jobs j WHERE (j.status = 'queued' OR (j.status = 'distilling' AND j.lease_until < :now))"
-                " AND NOT EXISTS (SELECT 1 FROM jobs k WHERE k.project = j.project AND k.environment = j.environment"
-                " AND k.dataset = j.dataset AND k.seq < j.seq AND k.status IN ('queued', 'distilling'))"
-                " ORDER BY j.seq LIMIT 1", {"now": stamp})
+            # Two index walks (expired leases, then the queue in arrival order), not one OR that scans.
+            rows = [r for sql in (
+                f"SELECT j.* FROM jobs j WHERE j.status = 'distilling' AND j.lease_until < :now{blocked}"
+                " ORDER BY j.seq LIMIT 1",
+                f"SELECT j.* FROM jobs j WHERE j.status = 'queued'{blocked} ORDER BY j.seq LIMIT 1")
+                for r in self._q(sql, {"now": stamp})]
             if not rows:
                 return None
+            rows.sort(key=lambda r: r["seq"])
             until = timeutil.dump(now + timedelta(seconds=lease_seconds))
             self._q("UPDATE jobs SET status='distilling', lease_owner=?, lease_until=?, attempts=attempts+1,"
                     " updated_at=? WHERE job_id=?", (worker, until, stamp, rows[0]["job_id"]))
