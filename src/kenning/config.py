@@ -27,6 +27,14 @@ class Settings(BaseModel):
     one_value_predicates: tuple[str, ...] = ()
     many_value_predicates: tuple[str, ...] = ()
     onnx_threads: int = Field(1, ge=1)
+    # model-backed extractors (Memory(extractor="openai" | "anthropic")); keys stay out of reprs
+    llm_base_url: str | None = None          # an OpenAI-compatible API root, e.g. https://api.openai.com/v1
+    llm_model: str | None = None
+    llm_api_key: str | None = Field(None, repr=False)
+    llm_timeout: float = Field(30.0, gt=0)   # seconds per request
+    anthropic_base_url: str = "https://api.anthropic.com"
+    anthropic_api_key: str | None = Field(None, repr=False)
+    anthropic_model: str | None = None       # else llm_model
     worker_threads: int = Field(1, ge=0)       # embedded queue workers (0: leave jobs to `kenning worker`)
     job_lease_seconds: float = Field(60.0, gt=0)
 
@@ -44,7 +52,8 @@ class Settings(BaseModel):
         for name in ("project", "environment", "max_text_chars", "entity_threshold", "dedup_threshold",
                      "predicate_threshold", "retrieval_floor", "context_budget_chars", "context_budget_unit", "onnx_threads",
                      "worker_threads", "job_lease_seconds",
-                     "max_note_chars", "note_dedupe_threshold"):
+                     "max_note_chars", "note_dedupe_threshold", "llm_base_url", "llm_model", "llm_api_key",
+                     "llm_timeout", "anthropic_base_url", "anthropic_api_key", "anthropic_model"):
             key = f"KENNING_{name.upper()}"
             if env.get(key):
                 values[name] = env[key]

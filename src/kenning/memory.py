@@ -74,7 +74,9 @@ class Memory:
 
             extractor = RuleExtractor()
         elif isinstance(extractor, str):
-            raise ConfigError(f"unknown extractor {extractor!r}; pass 'rules' or an Extractor")
+            from .extract.llm import build_extractor  # "openai", "anthropic"; anything else: ConfigError
+
+            extractor = build_extractor(extractor, self.settings)
         self.extractor = extractor
         self.registry = preds.PredicateRegistry().extended(self.settings.one_value_predicates,
                                                            self.settings.many_value_predicates)
@@ -90,6 +92,9 @@ class Memory:
     def close(self) -> None:
         """Stop the embedded workers (a job in flight finishes first), then close the store."""
         self._workers.close()
+        close = getattr(self.extractor, "close", None)
+        if callable(close):
+            close()  # a model extractor's HTTP connections
         self.store.close()
 
     def __enter__(self) -> "Memory":

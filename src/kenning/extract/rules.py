@@ -622,7 +622,7 @@ class RuleExtractor(Extractor):
     # -- building candidates -------------------------------------------------
 
     def _build(self, rule: Rule, raw: str, at: datetime, clause: str, allow_empty=False) -> list[Candidate]:
-        tense = {"change": "past", "ended": "past", "future": "future"}.get(rule.mode, "present")
+        tense = {"change": "past", "ended": "past", "end": "past", "future": "future"}.get(rule.mode, "present")
         if rule.mode == "change" and re.match(r"^(?:i|we) (?:am|are|will|shall)\b", clause):
             tense = "future"  # "i am moving to berlin in november"
         phrase = dates.find(raw, at, tense)

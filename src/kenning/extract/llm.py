@@ -1,0 +1,410 @@
+"""What every model-backed extractor shares; providers only speak their wire format.
+
+    LLMExtractor.extract(text)
+      ├── Prompt.render          the versioned template in prompts/<version>.md
+      ├── provider._complete     one HTTP exchange (openai.py, anthropic.py) through _post:
+      │     └── _post            retries timeouts, 429 and 5xx with bounded exponential backoff
+      ├── parse_answer           the model's JSON → Candidates; a fact that breaks the schema
+      │                          becomes Candidate(rejected=…) (counted by the write path, never stored)
+      └── one re-ask             unusable JSON is sent back once with the validation error,
+                                 then ExtractionError
+
+The extractor decides nothing about storage: a subject other than "user", an unknown entity type or an
+out-of-range confidence passes through for the write path to enforce and count.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import math
+import re
+import time
+from dataclasses import dataclass, field
+from datetime import datetime
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+
+from .. import timeutil
+from ..config import Settings
+from ..errors import ConfigError, ExtractionError, InvalidTime
+from ..model import ENTITY_TYPES, FACT_KINDS
+from .base import Candidate, Extractor
+
+log = logging.getLogger("kenning.extract")
+
+PROMPT_VERSION = "extract_v1"
+TOOL_NAME = "record_facts"
+_USER_MARK = "=== user ==="
+_SNIPPET = 300  # characters of a server's error body quoted in an error message
+
+_NULLABLE_STRING = {"type": ["string", "null"]}
+FACT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"facts": {"type": "array", "items": {
+        "type": "object",
+        "properties": {
+            "subject": {"type": "string", "description": 'always "user"'},
+            "predicate": {"type": "string", "description": "short present-tense verb phrase, lower case"},
+            "object": {"type": "string"},
+            "object_is_entity": {"type": "boolean"},
+            "entity_type": {"type": ["string", "null"], "enum": [*ENTITY_TYPES, None]},
+            "kind": {"type": "string", "enum": list(FACT_KINDS)},
+            "text": {"type": "string"},
+            "confidence": {"type": "number"},
+            "source_quote": {"type": "string", "description": "verbatim words of the message"},
+            "valid_at": {**_NULLABLE_STRING, "description": "ISO 8601, or null: the message time"},
+            "valid_until": {**_NULLABLE_STRING, "description": "ISO 8601, or null: open-ended"},
+            "ends": {"type": "boolean"},
+            "needs_known_entity": {"type": "boolean"},
+        },
+        "required": ["subject", "predicate", "object", "object_is_entity", "entity_type", "kind", "text",
+                     "confidence", "source_quote", "valid_at", "valid_until", "ends", "needs_known_entity"],
+        "additionalProperties": False,
+    }}},
+    "required": ["facts"],
+    "additionalProperties": False,
+}
+FACT_FIELDS = tuple(FACT_SCHEMA["properties"]["facts"]["items"]["properties"])
+
+
+# -- the prompt -------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Prompt:
+    """A versioned prompt: a static system part and a per-message user template."""
+
+    version: str
+    system: str
+    user_template: str
+
+    def render(self, text: str, *, at: datetime, context: list[str] | None = None,
+               known_entities: list[str] | None = None) -> str:
+        at = timeutil.to_utc(at)
+        values = {
+            "message_time": f"{at.strftime('%Y-%m-%dT%H:%M:%SZ')} ({at.strftime('%A')})",
+            "known_entities": ", ".join(known_entities) if known_entities else "none",
+            "context": "\n".join(f"- {json.dumps(m, ensure_ascii=False)}" for m in context) if context else "(none)",
+            "message": text,
+        }
+        # one pass, so a message that contains "{{context}}" stays as written
+        return re.sub(r"\{\{(\w+)\}\}", lambda m: values.get(m.group(1), m.group(0)), self.user_template)
+
+
+@lru_cache(maxsize=8)
+def load_prompt(version: str = PROMPT_VERSION) -> Prompt:
+    """The prompt shipped as package data under ``kenning/extract/prompts/<version>.md``."""
+    source = resources.files("kenning.extract").joinpath("prompts", f"{version}.md")
+    if not source.is_file():
+        raise ConfigError(f"no extraction prompt {version!r}; the package ships {PROMPT_VERSION!r}")
+    raw = source.read_text(encoding="utf-8")
+    raw = re.sub(r"\A\s*<!--.*?-->\s*", "", raw, flags=re.S)  # the maintainers' note is not for the model
+    system, sep, user = raw.partition(_USER_MARK)
+    if not sep:
+        raise ConfigError(f"extraction prompt {version!r} lacks its {_USER_MARK!r} line")
+    return Prompt(version, system.strip(), user.strip())
+
+
+# -- the model's answer → candidates ----------------------------------------------------------
+class MalformedOutput(ValueError):
+    """The answer as a whole is unusable (not JSON, no ``facts`` list): worth one re-ask."""
+
+
+def loads_answer(content: str) -> Any:
+    """JSON from a model's text; tolerates a Markdown code fence around it (common in JSON mode)."""
+    body = content.strip()
+    fenced = re.fullmatch(r"```(?:json|JSON)?\s*\n?(.*?)\n?```", body, flags=re.S)
+    if fenced:
+        body = fenced.group(1).strip()
+    if not body:
+        raise MalformedOutput("the answer is empty; expected a JSON object like {\"facts\": [...]}")
+    try:
+        return json.loads(body)
+    except json.JSONDecodeError as exc:
+        raise MalformedOutput(f"the answer is not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") \
+            from exc
+
+
+def parse_answer(answer: Any) -> list[Candidate]:
+    """``{"facts": [...]}`` (a JSON string or already decoded) → one Candidate per fact.
+
+    A fact that breaks the schema comes back as ``Candidate(rejected=reason)``; an answer without a
+    ``facts`` list raises :class:`MalformedOutput`.
+    """
+    if isinstance(answer, str):
+        answer = loads_answer(answer)
+    if isinstance(answer, list):
+        facts = answer  # a bare list of facts: the shape is clear enough
+    elif isinstance(answer, dict) and isinstance(answer.get("facts"), list):
+        facts = answer["facts"]
+    elif isinstance(answer, dict) and "facts" in answer:
+        raise MalformedOutput(f"\"facts\" must be a list, not {_json_type(answer['facts'])}")
+    else:
+        raise MalformedOutput(f"expected a JSON object with a \"facts\" list, got {_json_type(answer)}")
+    return [candidate_from(item, i) for i, item in enumerate(facts)]
+
+
+_STRINGS = ("subject", "predicate", "object", "kind", "text", "source_quote")
+_OPTIONAL_DEFAULTS = {"subject": "user", "kind": "attribute", "text": "", "source_quote": "",
+                      "object_is_entity": False, "ends": False, "needs_known_entity": False, "confidence": 0.8}
+
+
+def candidate_from(item: Any, index: int = 0) -> Candidate:
+    """One fact of the answer → a Candidate, or a rejected one that says which field broke the schema."""
+    where = f"fact {index + 1}"
+    if not isinstance(item, dict):
+        return Candidate(predicate="", object="", rejected=f"{where} is {_json_type(item)}, not an object")
+    for name in ("predicate", "object"):
+        if item.get(name) is None:
+            return _rejected(item, f"{where} has no {name!r}")
+    values = {k: (item[k] if item.get(k) is not None else v) for k, v in _OPTIONAL_DEFAULTS.items()}
+    values.update(predicate=item["predicate"], object=item["object"])
+    for name in _STRINGS:
+        if not isinstance(values[name], str):
+            return _rejected(item, f"{where}: {name!r} must be a string, not {_json_type(values[name])}")
+    for name in ("object_is_entity", "ends", "needs_known_entity"):
+        if not isinstance(values[name], bool):
+            return _rejected(item, f"{where}: {name!r} must be true or false, not {_json_type(values[name])}")
+    confidence = values["confidence"]
+    if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or not math.isfinite(confidence):
+        return _rejected(item, f"{where}: 'confidence' must be a number, not {_json_type(confidence)}")
+    etype = item.get("entity_type")
+    if etype is not None and not isinstance(etype, str):
+        return _rejected(item, f"{where}: 'entity_type' must be a string or null, not {_json_type(etype)}")
+    values["entity_type"] = etype
+    for name in ("valid_at", "valid_until"):
+        raw = item.get(name)
+        if raw is not None and not isinstance(raw, str):
+            return _rejected(item, f"{where}: {name!r} must be an ISO 8601 string or null, not {_json_type(raw)}")
+        try:
+            values[name] = timeutil.to_utc(raw, field=name) if raw else None
+        except InvalidTime:
+            return _rejected(item, f"{where}: {name!r} {raw!r} is not an ISO 8601 time")
+    return Candidate(**values)
+
+
+def _rejected(item: dict, reason: str) -> Candidate:
+    pred, obj = item.get("predicate"), item.get("object")
+    return Candidate(predicate=pred if isinstance(pred, str) else "", object=obj if isinstance(obj, str) else "",
+                     rejected=reason)
+
+
+def _json_type(value: Any) -> str:
+    names = {dict: "an object", list: "a list", str: "a string", bool: "a boolean", type(None): "null",
+             int: "a number", float: "a number"}
+    return names.get(type(value), type(value).__name__)
+
+
+# -- HTTP with retries ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Bounded exponential backoff for timeouts, unreachable servers, 429 and 5xx.
+
+    ``attempts`` counts every try (3: the first and two retries). A ``Retry-After`` header is
+    honoured up to ``max_delay``.
+    """
+
+    attempts: int = 3
+    base_delay: float = 0.5
+    max_delay: float = 8.0
+    statuses: frozenset[int] = field(default_factory=lambda: frozenset({408, 429, 500, 502, 503, 504, 529}))
+
+    def __post_init__(self):
+        if self.attempts < 1 or self.base_delay < 0 or self.max_delay < 0:
+            raise ConfigError("RetryPolicy needs attempts >= 1 and delays >= 0")
+
+    def delay(self, attempt: int, retry_after: str | None = None) -> float:
+        """Seconds to wait after failed try number ``attempt`` (1-based)."""
+        if retry_after:
+            try:
+                return min(max(float(retry_after), 0.0), self.max_delay)
+            except ValueError:
+                pass  # an HTTP date: fall back to our own schedule
+        return min(self.base_delay * 2 ** (attempt - 1), self.max_delay)
+
+
+class RequestRejected(ExtractionError):
+    """The server answered with a 4xx that retrying cannot fix."""
+
+    def __init__(self, message: str, status: int, body: str):
+        super().__init__(message)
+        self.status, self.body = status, body
+
+
+@dataclass
+class Answer:
+    """What a provider got back: the payload to parse and what to send back if it is unusable."""
+
+    payload: Any                     # a JSON string, or decoded JSON (a tool's input)
+    raw: dict                        # the whole response body
+    note: str = ""                   # e.g. "the answer was cut off at the token limit"
+    problem: str = ""                # set when there is nothing to parse (no tool call, no content)
+
+    def candidates(self) -> list[Candidate]:
+        if self.problem:
+            raise MalformedOutput(self.problem)
+        return parse_answer(self.payload)
+
+
+class LLMExtractor(Extractor):
+    """An extractor that asks a chat model; subclasses implement one provider's wire format."""
+
+    wants_context = True
+    provider = "llm"
+    key_env_var = "KENNING_LLM_API_KEY"
+    model_env_var = "KENNING_LLM_MODEL"
+    base_url_env_var = "KENNING_LLM_BASE_URL"
+    example_base_url = "https://api.example.com/v1"
+
+    def __init__(self, *, base_url: str, model: str, api_key: str | None = None, timeout: float = 30.0,
+                 retry: RetryPolicy | None = None, prompt_version: str = PROMPT_VERSION,
+                 transport: httpx.BaseTransport | None = None):
+        parts = urlsplit(base_url or "")
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            raise ConfigError(f"{self.provider} base URL {base_url!r} is not an http(s) URL; "
+                              f"set {self.base_url_env_var}, e.g. {self.example_base_url}")
+        if not model:
+            raise ConfigError(f"the {self.provider} extractor needs a model name: set {self.model_env_var}")
+        if timeout is None or timeout <= 0:
+            raise ConfigError(f"timeout must be a positive number of seconds, not {timeout!r}")
+        self.base_url, self.model, self.api_key, self.timeout = base_url.rstrip("/"), model, api_key, float(timeout)
+        self.retry = retry or RetryPolicy()
+        self.prompt = load_prompt(prompt_version)
+        self.prompt_version = self.prompt.version
+        self.name = f"{self.provider}:{model}:{self.prompt_version}"
+        self._client = httpx.Client(timeout=self.timeout, transport=transport)
+
+    # -- the shared loop ---------------------------------------------------------------------
+    def extract(self, text: str, *, at: datetime, context: list[str] | None = None,
+                known_entities: list[str] | None = None) -> list[Candidate]:
+        messages = [{"role": "user", "content": self.prompt.render(text, at=at, context=context,
+                                                                   known_entities=known_entities)}]
+        answer = self._complete(messages)
+        try:
+            return answer.candidates()
+        except MalformedOutput as first:
+            log.info("%s: unusable answer (%s); asking once more", self.name, first)
+            messages = messages + self._follow_up(answer, self._reask_text(first, answer))
+        answer = self._complete(messages)
+        try:
+            return answer.candidates()
+        except MalformedOutput as second:
+            raise ExtractionError(
+                f"{self.provider} model {self.model!r} gave unusable output twice (asked again once with the "
+                f"error): {second}{'; ' + answer.note if answer.note else ''}. Check that the model can follow "
+                f"JSON instructions, or try a larger model") from second
+
+    @staticmethod
+    def _reask_text(error: MalformedOutput, answer: Answer) -> str:
+        note = f" ({answer.note})" if answer.note else ""
+        return (f"That answer could not be used: {error}{note}. Answer again with only the JSON object "
+                f"{{\"facts\": [...]}}, every field of every fact present, exactly as the instructions say.")
+
+    # -- provider hooks -------------------------------------------------------------------------
+    def _complete(self, messages: list[dict]) -> Answer:
+        """Send the conversation, return the model's answer."""
+        raise NotImplementedError
+
+    def _follow_up(self, answer: Answer, error: str) -> list[dict]:
+        """The messages that show the model its unusable answer and the error."""
+        raise NotImplementedError
+
+    def _headers(self) -> dict[str, str]:
+        return {}
+
+    # -- HTTP ---------------------------------------------------------------------------------
+    def _post(self, url: str, body: dict) -> dict:
+        """POST JSON, retrying what a retry can fix; the decoded response or an ExtractionError."""
+        failure = ""
+        for attempt in range(1, self.retry.attempts + 1):
+            retry_after = None
+            try:
+                response = self._client.post(url, json=body, headers=self._headers())
+            except httpx.TimeoutException:
+                failure = f"no answer within {self.timeout:g} s (raise KENNING_LLM_TIMEOUT for slow models)"
+            except httpx.TransportError as exc:
+                failure = f"cannot reach {url}: {exc or type(exc).__name__}"
+            else:
+                if response.status_code < 400:
+                    return self._decode(response)
+                if response.status_code not in self.retry.statuses:
+                    raise self._rejected(response)
+                failure = f"HTTP {response.status_code}: {_snippet(response.text)}"
+                retry_after = response.headers.get("retry-after")
+            if attempt < self.retry.attempts:
+                pause = self.retry.delay(attempt, retry_after)
+                log.info("%s: try %d failed (%s); retrying in %.2f s", self.name, attempt, failure, pause)
+                time.sleep(pause)
+        raise ExtractionError(f"{self.provider} request to {url} failed after {self.retry.attempts} "
+                              f"attempt{'s' if self.retry.attempts > 1 else ''}: {failure}")
+
+    def _decode(self, response: httpx.Response) -> dict:
+        try:
+            data = response.json()
+        except ValueError as exc:
+            raise ExtractionError(f"{self.provider} server at {response.request.url} answered HTTP "
+                                  f"{response.status_code} with a body that is not JSON: "
+                                  f"{_snippet(response.text)}; is {self.base_url_env_var} the API root?") from exc
+        if not isinstance(data, dict):
+            raise ExtractionError(f"{self.provider} server answered {_json_type(data)}, not a JSON object")
+        return data
+
+    def _rejected(self, response: httpx.Response) -> RequestRejected:
+        status, body = response.status_code, response.text
+        if status in (401, 403):
+            hint = f"the server refused the API key: set {self.key_env_var} to a valid key"
+        elif status == 404:
+            hint = (f"nothing at {response.request.url}, or no model {self.model!r} there: check "
+                    f"{self.base_url_env_var} and {self.model_env_var}")
+        else:
+            hint = "the server rejected the request"
+        return RequestRejected(f"{self.provider} HTTP {status}: {hint} ({_snippet(body)})", status, body)
+
+    def close(self) -> None:
+        self._client.close()
+
+
+def endpoint(base_url: str, path: str, *, version_in_base: bool) -> str:
+    """The URL of ``path`` (e.g. "/v1/messages") under ``base_url``.
+
+    A base that already ends in the endpoint is used as is. ``version_in_base``: the provider's
+    convention is a base URL that includes the API version (OpenAI's ".../v1"), so a base with a
+    path gets only the rest ("chat/completions"); a bare host still gets the version.
+    """
+    base = base_url.rstrip("/")
+    version, _, rest = path.lstrip("/").partition("/")
+    if base.endswith("/" + rest):
+        return base
+    base_path = urlsplit(base).path
+    if base_path.endswith("/" + version) or (version_in_base and base_path not in ("", "/")):
+        return f"{base}/{rest}"
+    return f"{base}/{version}/{rest}"
+
+
+def _snippet(text: str) -> str:
+    text = re.sub(r"\s+", " ", text or "").strip()
+    return text if len(text) <= _SNIPPET else text[:_SNIPPET] + "…"
+
+
+# -- registry: how Memory(extractor="openai") finds a class --------------------------------------
+def build_extractor(name: str, settings: Settings) -> Extractor:
+    """The model-backed extractor registered as ``name``, configured from ``settings``."""
+    if name == "openai":
+        from .openai import OpenAIExtractor
+
+        return OpenAIExtractor.from_settings(settings)
+    if name == "anthropic":
+        from .anthropic import AnthropicExtractor
+
+        return AnthropicExtractor.from_settings(settings)
+    raise ConfigError(f"unknown extractor {name!r}; pass 'rules', 'openai', 'anthropic' or an Extractor")
+
+
+def missing_settings(provider: str, pairs: list[tuple[str, Any, str]]) -> None:
+    """ConfigError naming every unset variable: ``pairs`` is (env var, value, example)."""
+    missing = [(var, example) for var, value, example in pairs if not value]
+    if missing:
+        how = "; ".join(f"{var} (e.g. {example})" for var, example in missing)
+        raise ConfigError(f"the {provider} extractor is not configured: set {how}")

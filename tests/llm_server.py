@@ -1,0 +1,195 @@
+"""Scripted model servers on loopback: real HTTP on 127.0.0.1, an ephemeral port, a thread.
+
+``ScriptedServer`` replays prepared :class:`Reply` objects in order (``push``), then falls back to a
+``responder(request) -> Reply`` (e.g. one that looks the message up in a fixture). Every request is
+recorded (path, headers, JSON body) so tests can check what the client sent.
+
+The helpers build bodies in each provider's wire format: ``openai_reply`` (a chat completion whose
+``choices[0].message.content`` is the JSON text), ``anthropic_reply`` (a message whose content is a
+``tool_use`` block), ``error_reply``; ``message_of`` finds the user's message in a request.
+"""
+from __future__ import annotations
+
+import json
+import threading
+from collections import deque
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Callable
+
+
+@dataclass
+class Reply:
+    status: int = 200
+    body: Any = None                 # dict/list → JSON; str → sent as is (e.g. truncated JSON)
+    delay: float = 0.0               # seconds to wait before answering (a hang past the client's timeout)
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class Recorded:
+    method: str
+    path: str
+    headers: dict[str, str]          # lower-cased names
+    body: Any
+
+    def text(self) -> str:
+        """Every message text of the request, system prompt included, joined (for 'in' checks)."""
+        return "\n".join(_texts(self.body))
+
+
+class ScriptedServer:
+    def __init__(self, responder: Callable[[Recorded], Reply] | None = None):
+        self.responder = responder
+        self.requests: list[Recorded] = []
+        self._script: deque[Reply] = deque()
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
+                                        daemon=True)
+
+    @property
+    def url(self) -> str:
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def push(self, *replies: Reply) -> "ScriptedServer":
+        with self._lock:
+            self._script.extend(replies)
+        return self
+
+    def start(self) -> "ScriptedServer":
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()  # wakes handlers that are "hanging"
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        self._thread.join(timeout=5)
+
+    def __enter__(self) -> "ScriptedServer":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    def _next(self, request: Recorded) -> Reply:
+        with self._lock:
+            self.requests.append(request)
+            if self._script:
+                return self._script.popleft()
+        if self.responder is not None:
+            return self.responder(request)
+        return error_reply(500, "the scripted server has no reply left for this request")
+
+    def _handler(self):
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):  # noqa: N802 (http.server's naming)
+                length = int(self.headers.get("content-length") or 0)
+                raw = self.rfile.read(length).decode("utf-8")
+                try:
+                    body = json.loads(raw)
+                except ValueError:
+                    body = raw
+                request = Recorded("POST", self.path, {k.lower(): v for k, v in self.headers.items()}, body)
+                reply = server._next(request)
+                if reply.delay and server._stop.wait(reply.delay):
+                    return
+                payload = reply.body if isinstance(reply.body, str) else json.dumps(reply.body)
+                data = payload.encode("utf-8")
+                try:
+                    self.send_response(reply.status)
+                    self.send_header("content-type", "application/json")
+                    self.send_header("content-length", str(len(data)))
+                    for name, value in reply.headers.items():
+                        self.send_header(name, value)
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up (its timeout); nothing to answer
+
+            def log_message(self, *args):
+                pass
+
+        return Handler
+
+
+# -- wire formats ---------------------------------------------------------------------------------
+def openai_reply(content: Any, *, finish_reason: str = "stop", model: str = "scripted") -> Reply:
+    """A chat completion; ``content`` is the assistant's text (a dict/list is JSON-encoded)."""
+    text = content if isinstance(content, str) else json.dumps(content)
+    return Reply(200, {"id": "chatcmpl-scripted", "object": "chat.completion", "model": model,
+                       "choices": [{"index": 0, "finish_reason": finish_reason,
+                                    "message": {"role": "assistant", "content": text}}],
+                       "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}})
+
+
+def anthropic_reply(tool_input: Any = None, *, text: str | None = None, tool_name: str = "record_facts",
+                    stop_reason: str = "tool_use") -> Reply:
+    """A Messages API answer: a ``tool_use`` block with ``tool_input`` (and/or a text block)."""
+    content = []
+    if text is not None:
+        content.append({"type": "text", "text": text})
+    if tool_input is not None:
+        content.append({"type": "tool_use", "id": "toolu_scripted", "name": tool_name, "input": tool_input})
+    return Reply(200, {"id": "msg_scripted", "type": "message", "role": "assistant", "model": "scripted",
+                       "content": content, "stop_reason": stop_reason if tool_input is not None else "end_turn",
+                       "usage": {"input_tokens": 1, "output_tokens": 1}})
+
+
+def error_reply(status: int, message: str, *, headers: dict[str, str] | None = None, delay: float = 0.0) -> Reply:
+    return Reply(status, {"error": {"message": message, "type": "invalid_request_error"}}, delay, headers or {})
+
+
+def fact(predicate: str, obj: str, **fields) -> dict:
+    """One fact as a model would write it, every schema field present."""
+    out = {"subject": "user", "predicate": predicate, "object": obj, "object_is_entity": True,
+           "entity_type": "THING", "kind": "attribute", "text": f"user {predicate} {obj}", "confidence": 0.9,
+           "source_quote": "", "valid_at": None, "valid_until": None, "ends": False, "needs_known_entity": False}
+    out.update(fields)
+    return out
+
+
+# -- reading requests -----------------------------------------------------------------------------
+def message_of(request: Recorded) -> str | None:
+    """The user's message in an extraction request: the first user turn's ``<message>`` block."""
+    messages = request.body.get("messages", []) if isinstance(request.body, dict) else []
+    first_user = next((m for m in messages if m.get("role") == "user"), None)
+    if first_user is None:
+        return None
+    text = "\n".join(_texts({"messages": [first_user]}))
+    start, end = text.rfind("<message>\n"), text.rfind("\n</message>")
+    return text[start + len("<message>\n"):end] if 0 <= start < end else None
+
+
+def _texts(body: Any) -> list[str]:
+    if not isinstance(body, dict):
+        return [str(body)]
+    out = []
+    if isinstance(body.get("system"), str):
+        out.append(body["system"])
+    for m in body.get("messages", []):
+        content = m.get("content")
+        if isinstance(content, str):
+            out.append(content)
+        elif isinstance(content, list):
+            for part in content:
+                if isinstance(part, dict) and isinstance(part.get("text") or part.get("content"), str):
+                    out.append(part.get("text") or part.get("content"))
+    return out
+
+
+def fixture_responder(fixture: dict[str, dict], provider: str) -> Callable[[Recorded], Reply]:
+    """Answers each request with the prepared facts for its message (``fixture[text]``)."""
+    def respond(request: Recorded) -> Reply:
+        text = message_of(request)
+        if text not in fixture:
+            return error_reply(400, f"no prepared answer for message {text!r}")
+        answer = fixture[text]
+        return openai_reply(answer) if provider == "openai" else anthropic_reply(answer)
+    return respond
