@@ -1,7 +1,8 @@
 """kenning: long-term memory for AI assistants."""
 from .config import Settings
 from .embed.base import Embedder
-from .errors import (Conflict, ConfigError, DimensionMismatch, DuplicateFact, EmbeddingError, EmptyText, ExtractionError,
+from .errors import (Conflict, ConfigError, DocumentConflict, MemoryAmbiguous, MemoryConflict, MemoryNoMatch,
+                     MemoryToolError, PermissionDenied, DimensionMismatch, DuplicateFact, EmbeddingError, EmptyText, ExtractionError,
                      InputError, InvalidScope, InvalidTime, KenningError, MigrationError, NonFiniteVector,
                      LeaseLost, NotFound, StoreError, TextTooLarge)
 from .extract.base import Candidate, Extractor
@@ -17,4 +18,5 @@ __all__ = [
     "RecallItem", "Candidate", "Extractor", "Embedder", "KenningError", "InputError", "TextTooLarge",
     "EmptyText", "InvalidTime", "InvalidScope", "EmbeddingError", "DimensionMismatch", "NonFiniteVector",
     "NotFound", "Conflict", "ExtractionError", "ConfigError", "StoreError", "MigrationError", "DuplicateFact", "LeaseLost", "Job", "Receipt", "MemoryStatus",
+    "DocumentConflict", "MemoryAmbiguous", "MemoryConflict", "MemoryNoMatch", "MemoryToolError", "PermissionDenied",
 ]

@@ -11,6 +11,11 @@
     │   └── NonFiniteVector        NaN or infinity in a vector
     ├── NotFound                   an id that does not exist in this dataset (KeyError too)
     ├── Conflict                   the write contradicts what is stored (a reused message id)
+    │   ├── MemoryConflict         a core file changed since the expected version
+    │   └── DocumentConflict       a document's version is not the expected one
+    ├── MemoryNoMatch / MemoryAmbiguous   str_replace found the old text 0 / several times
+    ├── MemoryToolError            a memory tool command failed (``text`` is the tool result)
+    ├── PermissionDenied           the principal lacks a permission (named)
     ├── ExtractionError            an extractor failed or returned unusable output
     ├── ConfigError                a setting or URL cannot be used
     └── StoreError                 the database failed
@@ -24,7 +29,9 @@ from __future__ import annotations
 
 
 class KenningError(Exception):
-    """Root of every error kenning raises on purpose."""
+    """Root of every error kenning raises on purpose; ``code`` is the stable machine name."""
+
+    code = "KENNING_ERROR"
 
 
 class InputError(KenningError, ValueError):
@@ -65,7 +72,47 @@ class NotFound(KenningError, KeyError):
 
 
 class Conflict(KenningError):
-    pass
+    code = "CONFLICT"
+
+
+class MemoryConflict(Conflict):
+    """A core file changed since the version the caller read."""
+
+    code = "MEMORY_CONFLICT"
+
+
+class DocumentConflict(Conflict):
+    """A document exists (or changed) where the caller expected another version."""
+
+    code = "MEMORY_DOCUMENT_CONFLICT"
+
+
+class MemoryNoMatch(KenningError, ValueError):
+    code = "MEMORY_NO_MATCH"
+
+
+class MemoryAmbiguous(KenningError, ValueError):
+    code = "MEMORY_AMBIGUOUS"
+
+
+class MemoryToolError(KenningError):
+    """A memory tool command failed; ``text`` is the exact result to hand the model with is_error."""
+
+    code = "MEMORY_TOOL_ERROR"
+
+    def __init__(self, text: str):
+        super().__init__(text)
+        self.text = text
+
+
+class PermissionDenied(KenningError):
+    """The principal lacks the permission the operation needs (named in ``permission``)."""
+
+    code = "PERMISSION_DENIED"
+
+    def __init__(self, message: str, permission: str):
+        super().__init__(message)
+        self.permission = permission
 
 
 class ExtractionError(KenningError):

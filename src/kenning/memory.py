@@ -22,6 +22,8 @@ from .store.sqlite import SQLiteStore
 from .jobs import WorkerThreads
 from .messages import Messages
 from .notes import Notes
+from .core_files import Core
+from .documents import Documents
 from .write import EMBED_PREFIX_CHARS, WritePipeline, check_role, check_text
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,127}$")
@@ -85,6 +87,8 @@ class Memory:
                                 self.settings.context_budget_chars, unit=self.settings.context_budget_unit)
         self.messages = Messages(self)
         self.notes = Notes(self)
+        self.core = Core(self)
+        self.documents = Documents(self)
         self._workers = WorkerThreads(self, self.settings.worker_threads, self.settings.job_lease_seconds)
         self._job_done = threading.Event()
 
@@ -118,6 +122,21 @@ class Memory:
         """Mine ``text`` for durable facts about the user and store them now."""
         return self._writer.add(self._scope(dataset, project, environment), text, at=at, role=role,
                                 client_ref=client_ref, chat=chat, message_id=message_id, temporary=temporary)
+
+    def as_user(self, dataset: str, role: str = "member") -> "UserMemory":
+        """This memory as one end user bound to ``dataset`` may use it (see kenning.permissions)."""
+        from .permissions import UserMemory
+
+        return UserMemory(self, dataset, role)
+
+    def memory_tool(self, dataset: str, command: dict, namespace: str = "user", *, project: str | None = None,
+                    environment: str | None = None) -> str:
+        """Run one call of Anthropic's memory tool on the dataset's core files; returns the tool's text.
+
+        A failed command raises :class:`~kenning.errors.MemoryToolError`; send ``exc.text`` back to the
+        model as the tool result with ``is_error: true``.
+        """
+        return self.core.memory_tool(dataset, command, namespace, project=project, environment=environment)
 
     # -- asynchronous ingestion -----------------------------------------------------------
     def add_turn(self, dataset: str, role: str, content: str, thread: str | None = None,

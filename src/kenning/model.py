@@ -174,6 +174,42 @@ class MemoryStatus(BaseModel):
     searchable: bool = False
 
 
+class CoreFile(BaseModel):
+    """A core memory file: small text the model edits with the memory tool, versioned."""
+
+    path: str
+    namespace: str = "user"
+    content: str
+    version: int
+    created_at: datetime
+    updated_at: datetime
+
+    @property
+    def size(self) -> int:
+        return len(self.content.encode())
+
+
+class CoreFileVersion(BaseModel):
+    path: str
+    namespace: str
+    version: int
+    content: str | None       # None: deleted (or renamed away) at this version
+    op: str
+    at: datetime
+
+
+class Document(BaseModel):
+    """Versioned text for agent runtimes, under an opaque scope key and a path."""
+
+    scope_key: str
+    path: str
+    text: str
+    version: int
+    expires_at: datetime | None = None
+    created_at: datetime
+    updated_at: datetime
+
+
 class FactPage(BaseModel):
     facts: list[Fact]
     total: int

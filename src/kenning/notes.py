@@ -20,13 +20,21 @@ from .write import check_text, message_embed_text
 if TYPE_CHECKING:
     from .memory import Memory
 
-NAMESPACE = re.compile(r"^(?:user|project|organization|agent:[\w.@-]{1,128}|chat:[\w.@-]{1,128})$")
+NAMESPACE = re.compile(r"^(?:user|organization|project|(?:agent|chat|project):[\w.@-]{1,128})$")
+ORGANIZATION = "organization"
+ORG_DATASET = "_organization"  # where a project's organization memory lives (no user dataset can be named so)
 
 
 def check_namespace(namespace: str) -> str:
     if not isinstance(namespace, str) or not NAMESPACE.match(namespace):
-        raise InputError(f"namespace {namespace!r} is not one of: user, project, organization, agent:<id>, chat:<id>")
+        raise InputError(f"namespace {namespace!r} is not one of: user, organization, agent:<id>, chat:<id>, "
+                         "project:<id>")
     return namespace
+
+
+def home_scope(scope, namespace: str):
+    """Organization memory is shared by the project's users; everything else is the dataset's own."""
+    return scope._replace(dataset=ORG_DATASET) if namespace == ORGANIZATION else scope
 
 
 class Notes:
@@ -43,7 +51,7 @@ class Notes:
                                     project=project, environment=environment)
         if saved:
             return saved[0]
-        scope = self._m._scope(dataset, project, environment)
+        scope = home_scope(self._m._scope(dataset, project, environment), namespace)
         notes = self._m.store.list_notes(scope, [namespace], False, 100_000, 0)[0]
         return next(n for n in notes if n.text == text)
 
@@ -52,8 +60,7 @@ class Notes:
                        environment: str | None = None) -> list[Note]:
         """Save the texts that are not within ``dedupe_threshold`` cosine of a kept note (or of
         each other); returns the notes saved. One embedder call for the whole batch."""
-        scope = self._m._scope(dataset, project, environment)
-        check_namespace(namespace)
+        scope = home_scope(self._m._scope(dataset, project, environment), check_namespace(namespace))
         if isinstance(texts, str) or not isinstance(texts, (list, tuple)):
             raise InputError("save_extracted takes a list of texts")
         texts = [self._text(t) for t in texts]
@@ -99,22 +106,31 @@ class Notes:
             raise InputError(f"namespace must be a name or a list of names, not {type(namespace).__name__}")
         spaces = None if namespace is None else [check_namespace(n) for n in
                                                  ([namespace] if isinstance(namespace, str) else namespace)]
-        fused, signals = self._m._reader.rank(scope, query, kinds=("note",), namespaces=spaces)
-        order = sorted(fused, key=lambda item: -fused[item])[:limit]
-        notes = self._m.store.get_notes(scope, [key for _, key in order])
-        return [NoteHit(note=n, score=round(fused["note", n.note_id], 6), signals=signals["note", n.note_id])
-                for n in notes if n.forgotten_at is None]
+        hits: list[NoteHit] = []
+        # The dataset's own notes, and the organization's (which live in the project's shared scope).
+        for where, wanted in ((scope, None if spaces is None else [s for s in spaces if s != ORGANIZATION]),
+                              (home_scope(scope, ORGANIZATION), [ORGANIZATION])):
+            if wanted == [] or (spaces is not None and where is not scope and ORGANIZATION not in spaces):
+                continue
+            fused, signals = self._m._reader.rank(where, query, kinds=("note",), namespaces=wanted)
+            order = sorted(fused, key=lambda item: -fused[item])[:limit]
+            hits += [NoteHit(note=n, score=round(fused["note", n.note_id], 6), signals=signals["note", n.note_id])
+                     for n in self._m.store.get_notes(where, [key for _, key in order]) if n.forgotten_at is None]
+        return sorted(hits, key=lambda h: -h.score)[:limit]
 
     def list(self, dataset: str, namespace: str | None = None, include_forgotten: bool = False, limit: int = 50,
              offset: int = 0, *, project: str | None = None, environment: str | None = None) -> list[Note]:
         scope = self._m._scope(dataset, project, environment)
         self._m._check_page(limit, offset)
         spaces = None if namespace is None else [check_namespace(namespace)]
-        return self._m.store.list_notes(scope, spaces, include_forgotten, limit, offset)[0]
+        return self._m.store.list_notes(home_scope(scope, namespace or "user"), spaces, include_forgotten,
+                                        limit, offset)[0]
 
     def forget(self, dataset: str, note_id: str, superseded_by: str | None = None, *,
                project: str | None = None, environment: str | None = None) -> None:
         scope = self._m._scope(dataset, project, environment)
+        if not self._m.store.get_notes(scope, [note_id]):   # an organization note lives in the shared scope
+            scope = home_scope(scope, ORGANIZATION)
         with self._m.store.transaction(scope):
             if not self._m.store.get_notes(scope, [note_id]):
                 raise NotFound(f"no note {note_id!r} in dataset {dataset!r}")

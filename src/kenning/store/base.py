@@ -16,7 +16,7 @@ from datetime import datetime
 
 import numpy as np
 
-from ..model import Entity, Episode, Fact, Job, Note, Scope
+from ..model import CoreFile, CoreFileVersion, Document, Entity, Episode, Fact, Job, Note, Scope
 
 
 @dataclass(frozen=True)
@@ -189,6 +189,41 @@ class Store(ABC):
     @abstractmethod
     def fact_state(self, fact_id: str) -> tuple[Scope, Fact, bool] | None:
         """(scope, fact, has a vector) of a fact id, wherever it lives; callers check the scope."""
+
+    # -- core files --------------------------------------------------------------------------
+    @abstractmethod
+    def core_get(self, scope: Scope, namespace: str, path: str) -> CoreFile | None: ...
+
+    @abstractmethod
+    def core_list(self, scope: Scope, namespace: str) -> list[CoreFile]: ...
+
+    @abstractmethod
+    def core_put(self, scope: Scope, namespace: str, path: str, content: str, op: str) -> CoreFile:
+        """Write at the next version of the path and record it in the history."""
+
+    @abstractmethod
+    def core_delete(self, scope: Scope, namespace: str, path: str, op: str = "delete") -> None: ...
+
+    @abstractmethod
+    def core_history(self, scope: Scope, namespace: str, path: str) -> list[CoreFileVersion]: ...
+
+    # -- documents ------------------------------------------------------------------------------
+    @abstractmethod
+    def doc_get(self, project: str, environment: str, scope_key: str, path: str, now: datetime) -> Document | None: ...
+
+    @abstractmethod
+    def doc_put(self, project: str, environment: str, scope_key: str, path: str, text: str,
+                expected_version: int | None, expires_at: datetime | None, now: datetime) -> Document:
+        """Write if the live version is ``expected_version`` (None: absent), else DocumentConflict."""
+
+    @abstractmethod
+    def doc_list(self, project: str, environment: str, scope_key: str, prefix: str, now: datetime) -> list[Document]: ...
+
+    @abstractmethod
+    def doc_delete(self, project: str, environment: str, scope_key: str, path: str) -> bool: ...
+
+    @abstractmethod
+    def doc_purge(self, now: datetime, project: str | None = None, environment: str | None = None) -> int: ...
 
     # -- embeddings filled later -----------------------------------------------------
     @abstractmethod

@@ -23,8 +23,9 @@ import numpy as np
 
 from .. import timeutil
 from ..embed.base import check_vectors
-from ..errors import ConfigError, DimensionMismatch, DuplicateFact, LeaseLost, MigrationError, StoreError
-from ..model import AddResult, Entity, Episode, Fact, Job, Note, Scope
+from ..errors import (ConfigError, DimensionMismatch, DocumentConflict, DuplicateFact, LeaseLost, MigrationError,
+                      StoreError)
+from ..model import AddResult, CoreFile, CoreFileVersion, Document, Entity, Episode, Fact, Job, Note, Scope
 from .base import FactQuery, Store
 
 LIVE_NOW = ("f.invalid_at IS NULL AND f.valid_at <= :t "
@@ -172,7 +173,27 @@ def m003_jobs(db: sqlite3.Connection) -> None:
     """)
 
 
-MIGRATIONS = [m001_initial, m002_messages_and_notes, m003_jobs]
+def m004_core_files_and_documents(db: sqlite3.Connection) -> None:
+    _script(db, """
+    CREATE TABLE core_files (
+        project TEXT NOT NULL, environment TEXT NOT NULL, dataset TEXT NOT NULL, namespace TEXT NOT NULL,
+        path TEXT NOT NULL, content TEXT NOT NULL, version INTEGER NOT NULL,
+        created_at TEXT NOT NULL, updated_at TEXT NOT NULL,
+        PRIMARY KEY (project, environment, dataset, namespace, path));
+    CREATE TABLE core_file_versions (
+        project TEXT NOT NULL, environment TEXT NOT NULL, dataset TEXT NOT NULL, namespace TEXT NOT NULL,
+        path TEXT NOT NULL, version INTEGER NOT NULL, content TEXT, op TEXT NOT NULL, at TEXT NOT NULL,
+        PRIMARY KEY (project, environment, dataset, namespace, path, version));
+    CREATE TABLE documents (
+        project TEXT NOT NULL, environment TEXT NOT NULL, scope_key TEXT NOT NULL, path TEXT NOT NULL,
+        text TEXT NOT NULL, version INTEGER NOT NULL, expires_at TEXT,
+        created_at TEXT NOT NULL, updated_at TEXT NOT NULL,
+        PRIMARY KEY (project, environment, scope_key, path));
+    CREATE INDEX documents_expiry ON documents (expires_at) WHERE expires_at IS NOT NULL;
+    """)
+
+
+MIGRATIONS = [m001_initial, m002_messages_and_notes, m003_jobs, m004_core_files_and_documents]
 VECTOR_TABLES = {  # kind -> (table, key column, the text a vector is computed from)
     "fact": ("facts", "fact_id", "embed_text"),
     "entity": ("entities", "entity_id", "name"),
@@ -725,6 +746,91 @@ class SQLiteStore(Store):
         r = rows[0]
         return Scope(r["project"], r["environment"], r["dataset"]), _fact(r), bool(r["embedded"])
 
+    # -- core files ---------------------------------------------------------------------------
+    def core_get(self, scope: Scope, namespace: str, path: str) -> CoreFile | None:
+        rows = self._q("SELECT * FROM core_files WHERE project=? AND environment=? AND dataset=? AND namespace=?"
+                       " AND path=?", (*scope, namespace, path))
+        return _core(rows[0]) if rows else None
+
+    def core_list(self, scope: Scope, namespace: str) -> list[CoreFile]:
+        rows = self._q("SELECT * FROM core_files WHERE project=? AND environment=? AND dataset=? AND namespace=?"
+                       " ORDER BY path", (*scope, namespace))
+        return [_core(r) for r in rows]
+
+    def core_put(self, scope: Scope, namespace: str, path: str, content: str, op: str) -> CoreFile:
+        """Write a file at the next version of its path (versions never repeat, deletions included)."""
+        now = timeutil.dump(timeutil.now())
+        with self.transaction(scope):
+            last = self._q("SELECT max(version) FROM core_file_versions WHERE project=? AND environment=?"
+                           " AND dataset=? AND namespace=? AND path=?", (*scope, namespace, path))[0][0] or 0
+            self._q("INSERT INTO core_files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (project, environment,"
+                    " dataset, namespace, path) DO UPDATE SET content=excluded.content, version=excluded.version,"
+                    " updated_at=excluded.updated_at", (*scope, namespace, path, content, last + 1, now, now))
+            self._q("INSERT INTO core_file_versions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (*scope, namespace, path, last + 1, content, op, now))
+        return self.core_get(scope, namespace, path)
+
+    def core_delete(self, scope: Scope, namespace: str, path: str, op: str = "delete") -> None:
+        with self.transaction(scope):
+            found = self.core_get(scope, namespace, path)
+            if found is None:
+                return
+            self._q("DELETE FROM core_files WHERE project=? AND environment=? AND dataset=? AND namespace=? AND path=?",
+                    (*scope, namespace, path))
+            self._q("INSERT INTO core_file_versions VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?)",
+                    (*scope, namespace, path, found.version + 1, op, timeutil.dump(timeutil.now())))
+
+    def core_history(self, scope: Scope, namespace: str, path: str) -> list[CoreFileVersion]:
+        rows = self._q("SELECT * FROM core_file_versions WHERE project=? AND environment=? AND dataset=?"
+                       " AND namespace=? AND path=? ORDER BY version", (*scope, namespace, path))
+        return [CoreFileVersion(path=r["path"], namespace=r["namespace"], version=r["version"], content=r["content"],
+                                op=r["op"], at=timeutil.load(r["at"])) for r in rows]
+
+    # -- documents ------------------------------------------------------------------------------
+    def doc_get(self, project: str, environment: str, scope_key: str, path: str, now: datetime) -> Document | None:
+        rows = self._q("SELECT * FROM documents WHERE project=? AND environment=? AND scope_key=? AND path=?"
+                       " AND (expires_at IS NULL OR expires_at > ?)",
+                       (project, environment, scope_key, path, timeutil.dump(now)))
+        return _document(rows[0]) if rows else None
+
+    def doc_put(self, project: str, environment: str, scope_key: str, path: str, text: str,
+                expected_version: int | None, expires_at: datetime | None, now: datetime) -> Document:
+        stamp = timeutil.dump(now)
+        with self.transaction():
+            current = self.doc_get(project, environment, scope_key, path, now)
+            have = current.version if current else None
+            if have != expected_version:
+                raise DocumentConflict(
+                    f"document {scope_key}:{path} is at version {have if have is not None else 'none (absent)'}, "
+                    f"not {expected_version if expected_version is not None else 'absent'}; read it and retry")
+            old = self._q("SELECT version FROM documents WHERE project=? AND environment=? AND scope_key=? AND path=?",
+                          (project, environment, scope_key, path))
+            version = (old[0][0] if old else 0) + 1
+            self._q("INSERT INTO documents VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (project, environment,"
+                    " scope_key, path) DO UPDATE SET text=excluded.text, version=excluded.version,"
+                    " expires_at=excluded.expires_at, updated_at=excluded.updated_at",
+                    (project, environment, scope_key, path, text, version, timeutil.dump(expires_at), stamp, stamp))
+        return self.doc_get(project, environment, scope_key, path, now)
+
+    def doc_list(self, project: str, environment: str, scope_key: str, prefix: str, now: datetime) -> list[Document]:
+        rows = self._q("SELECT * FROM documents WHERE project=? AND environment=? AND scope_key=? AND substr(path, 1, ?)"
+                       " = ? AND (expires_at IS NULL OR expires_at > ?) ORDER BY path",
+                       (project, environment, scope_key, len(prefix), prefix, timeutil.dump(now)))
+        return [_document(r) for r in rows]
+
+    def doc_delete(self, project: str, environment: str, scope_key: str, path: str) -> bool:
+        with self._lock:
+            cur = self._db.execute("DELETE FROM documents WHERE project=? AND environment=? AND scope_key=? AND path=?",
+                                   (project, environment, scope_key, path))
+            return cur.rowcount == 1
+
+    def doc_purge(self, now: datetime, project: str | None = None, environment: str | None = None) -> int:
+        with self._lock:
+            cur = self._db.execute("DELETE FROM documents WHERE expires_at IS NOT NULL AND expires_at <= ?"
+                                   " AND (? IS NULL OR project = ?) AND (? IS NULL OR environment = ?)",
+                                   (timeutil.dump(now), project, project, environment, environment))
+            return cur.rowcount
+
     # -- pending embeddings --------------------------------------------------------------
     def pending(self, kind: str, limit: int, project: str | None = None, environment: str | None = None,
                 dataset: str | None = None) -> list[tuple[Scope, str, str]]:
@@ -763,6 +869,17 @@ def _note(r: sqlite3.Row) -> Note:
     return Note(note_id=r["note_id"], text=r["text"], namespace=r["namespace"],
                 created_at=timeutil.load(r["created_at"]), forgotten_at=timeutil.load(r["forgotten_at"]),
                 superseded_by=r["superseded_by"])
+
+
+def _core(r: sqlite3.Row) -> CoreFile:
+    return CoreFile(path=r["path"], namespace=r["namespace"], content=r["content"], version=r["version"],
+                    created_at=timeutil.load(r["created_at"]), updated_at=timeutil.load(r["updated_at"]))
+
+
+def _document(r: sqlite3.Row) -> Document:
+    return Document(scope_key=r["scope_key"], path=r["path"], text=r["text"], version=r["version"],
+                    expires_at=timeutil.load(r["expires_at"]), created_at=timeutil.load(r["created_at"]),
+                    updated_at=timeutil.load(r["updated_at"]))
 
 
 def _job(r: sqlite3.Row) -> Job:

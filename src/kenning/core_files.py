@@ -1,0 +1,392 @@
+"""Core memory files: small texts under /memories that the model edits with Anthropic's memory tool.
+
+Files live in the database, never on the host, so no path can reach the host;
+paths are still canonicalised and refused when they leave /memories (``..``,
+backslashes, percent-encoded or double-encoded dots, NUL and control bytes).
+``memory_tool`` speaks the tool's protocol (``memory_20250818``) and answers
+with its texts byte for byte (all in :data:`TEXTS`); failures raise
+:class:`~kenning.errors.MemoryToolError` carrying the exact text to return with
+``is_error: true``. The library face (``view``, ``write``, ``str_replace`` …)
+raises typed errors with stable codes instead.
+"""
+from __future__ import annotations
+
+import math
+import posixpath
+from typing import TYPE_CHECKING
+from urllib.parse import unquote
+
+from .errors import (InputError, KenningError, MemoryAmbiguous, MemoryConflict, MemoryNoMatch, MemoryToolError,
+                     NotFound, TextTooLarge)
+from .model import CoreFile, CoreFileVersion, Scope
+from .notes import ORGANIZATION, check_namespace, home_scope
+
+if TYPE_CHECKING:
+    from .memory import Memory
+
+ROOT = "/memories"
+MAX_LINES = 999_999
+SNIPPET_CONTEXT = 4
+
+# Every text the memory tool answers with, in one place (Anthropic's memory tool documentation).
+TEXTS = {
+    "dir": "Here're the files and directories up to 2 levels deep in {path}, excluding hidden items and node_modules:",
+    "file": "Here's the content of {path} with line numbers:",
+    "too_long": "File {path} exceeds maximum line limit of 999,999 lines.",
+    "missing": "The path {path} does not exist. Please provide a valid path.",
+    "created": "File created successfully at: {path}",
+    "exists": "Error: File {path} already exists",
+    "edited": "The memory file has been edited. Here's the result of running `cat -n` on a snippet of {path}:",
+    "no_match": "No replacement was performed, old_str `{old_str}` did not appear verbatim in {path}.",
+    "ambiguous": ("No replacement was performed. Multiple occurrences of old_str `{old_str}` in lines: "
+                  "{line_numbers}. Please ensure it is unique"),
+    "inserted": "The file {path} has been edited.",
+    "bad_insert": ("Error: Invalid `insert_line` parameter: {insert_line}. It should be within the range of lines "
+                   "of the file: [0, {n_lines}]"),
+    "deleted": "Successfully deleted {path}",
+    "delete_missing": "Error: The path {path} does not exist",
+    "renamed": "Successfully renamed {old_path} to {new_path}",
+    "rename_missing": "Error: The path {old_path} does not exist",
+    "rename_exists": "Error: The destination {new_path} already exists",
+    # Not in the tool's documentation: kenning's own refusals.
+    "outside": "Error: The path {path} is not inside /memories. Use a path that starts with /memories/",
+    "root": "Error: {path} is the memory directory itself; it cannot be {verb}",
+    "bad_command": "Error: Unknown memory command {command!r}. Use view, create, str_replace, insert, delete or rename",
+    "bad_params": "Error: Invalid parameters for {command}: {problem}",
+    "too_large": "Error: File {path} would hold {size:,} characters; a memory file holds at most {limit:,}",
+}
+
+
+def _say(key: str, **values) -> str:
+    return TEXTS[key].format(**values)
+
+
+def canonical(path: object) -> str:
+    """The canonical form of a /memories path; raises MemoryToolError for anything outside it."""
+    if not isinstance(path, str) or not path:
+        raise MemoryToolError(_say("outside", path=path))
+    decoded = path
+    for _ in range(3):  # double- and triple-encoded dots and slashes decode to what they mean
+        decoded = unquote(decoded)
+    if any(ord(c) < 32 or ord(c) == 127 for c in decoded) or "\\" in decoded:
+        raise MemoryToolError(_say("outside", path=path))
+    if not (decoded == ROOT or decoded.startswith(ROOT + "/")):
+        raise MemoryToolError(_say("outside", path=path))
+    parts = decoded.split("/")
+    if ".." in parts:
+        raise MemoryToolError(_say("outside", path=path))
+    normal = posixpath.normpath(decoded)
+    if not (normal == ROOT or normal.startswith(ROOT + "/")):
+        raise MemoryToolError(_say("outside", path=path))
+    return normal
+
+
+def human_size(n: int) -> str:
+    """Sizes as ``du -h`` prints them: 512, 4.0K, 5.5K, 17K, 1.2M (rounded up)."""
+    if n < 1024:
+        return str(n)
+    size = float(n)
+    for unit in "KMGT":
+        size /= 1024
+        if size < 10:
+            return f"{math.ceil(size * 10) / 10:.1f}{unit}"
+        if size < 1024:
+            return f"{math.ceil(size)}{unit}"
+    return f"{math.ceil(size)}T"
+
+
+def _numbered(lines: list[str], start: int) -> str:
+    return "\n".join(f"{i:>6}\t{line}" for i, line in enumerate(lines, start))
+
+
+class Core:
+    """``mem.core``: core memory files of a dataset's namespaces."""
+
+    def __init__(self, memory: "Memory"):
+        self._m = memory
+
+    def _where(self, dataset: str, namespace: str, project, environment) -> tuple[Scope, str]:
+        scope = self._m._scope(dataset, project, environment)
+        return home_scope(scope, check_namespace(namespace)), namespace
+
+    # -- the memory tool --------------------------------------------------------------------
+    def memory_tool(self, dataset: str, command: dict, namespace: str = "user", *, project: str | None = None,
+                    environment: str | None = None) -> str:
+        """Run one memory tool call as Claude sends it; the result text, or MemoryToolError with it."""
+        scope, ns = self._where(dataset, namespace, project, environment)
+        if not isinstance(command, dict) or not isinstance(command.get("command"), str):
+            raise MemoryToolError(_say("bad_command", command=command.get("command") if isinstance(command, dict)
+                                       else command))
+        name = command["command"]
+        handler = getattr(self, f"_tool_{name}", None)
+        if handler is None:
+            raise MemoryToolError(_say("bad_command", command=name))
+        try:
+            return handler(scope, ns, command)
+        except MemoryToolError:
+            raise
+        except KeyError as exc:
+            raise MemoryToolError(_say("bad_params", command=name, problem=f"missing {exc.args[0]!r}")) from None
+        except (TypeError, ValueError) as exc:
+            raise MemoryToolError(_say("bad_params", command=name, problem=str(exc))) from None
+        except KenningError as exc:
+            raise MemoryToolError(f"Error: {exc}") from None
+
+    def _tool_view(self, scope: Scope, ns: str, c: dict) -> str:
+        path = canonical(c["path"])
+        files = self._m.store.core_list(scope, ns)
+        found = next((f for f in files if f.path == path), None)
+        if found is not None:
+            lines = found.content.split("\n")
+            if len(lines) > MAX_LINES:
+                raise MemoryToolError(_say("too_long", path=path))
+            start, end = 1, len(lines)
+            if c.get("view_range") is not None:
+                start, end = _view_range(c["view_range"], len(lines))
+            return _say("file", path=path) + "\n" + _numbered(lines[start - 1:end], start)
+        inside = [f for f in files if f.path.startswith(path.rstrip("/") + "/")]
+        if path != ROOT and not inside:
+            raise MemoryToolError(_say("missing", path=path))
+        return self._listing(path, inside)
+
+    def _listing(self, path: str, files: list[CoreFile]) -> str:
+        base = path.rstrip("/")
+        sizes: dict[str, int] = {}
+        for f in files:
+            rel = f.path[len(base) + 1:].split("/")
+            if any(part.startswith(".") or part == "node_modules" for part in rel):
+                continue
+            for depth in range(1, min(len(rel), 2) + 1):
+                entry = base + "/" + "/".join(rel[:depth])
+                sizes[entry] = sizes.get(entry, 0) + f.size
+        lines = [_say("dir", path=path), f"{human_size(sum(f.size for f in files))}\t{path}"]
+        lines += [f"{human_size(size)}\t{entry}" for entry, size in sorted(sizes.items())]
+        return "\n".join(lines)
+
+    def _tool_create(self, scope: Scope, ns: str, c: dict) -> str:
+        path = self._file_path(c["path"], "created")
+        text = c["file_text"]
+        if not isinstance(text, str):
+            raise TypeError("file_text must be a string")
+        expected = c.get("expected_version")
+        current = self._m.store.core_get(scope, ns, path)
+        if expected is not None and (current.version if current else 0) != expected:
+            raise MemoryToolError(_say("exists", path=path))
+        self._put(scope, ns, path, text, "create")
+        return _say("created", path=path)
+
+    def _tool_str_replace(self, scope: Scope, ns: str, c: dict) -> str:
+        path = self._file_path(c["path"], "edited")
+        old, new = c["old_str"], c.get("new_str") or ""
+        if not isinstance(old, str) or not isinstance(new, str):
+            raise TypeError("old_str and new_str must be strings")
+        with self._m.store.transaction(scope):
+            current = self._existing(scope, ns, path, "missing")
+            starts = _occurrences(current.content, old)
+            if not starts:
+                raise MemoryToolError(_say("no_match", old_str=old, path=path))
+            if len(starts) > 1:
+                numbers = ", ".join(str(current.content.count("\n", 0, s) + 1) for s in starts)
+                raise MemoryToolError(_say("ambiguous", old_str=old, line_numbers=numbers))
+            at = starts[0]
+            text = current.content[:at] + new + current.content[at + len(old):]
+            self._put(scope, ns, path, text, "str_replace")
+        first = current.content.count("\n", 0, at) + 1
+        lines = text.split("\n")
+        lo = max(1, first - SNIPPET_CONTEXT)
+        hi = min(len(lines), first + new.count("\n") + SNIPPET_CONTEXT)
+        return _say("edited", path=path) + "\n" + _numbered(lines[lo - 1:hi], lo)
+
+    def _tool_insert(self, scope: Scope, ns: str, c: dict) -> str:
+        path = self._file_path(c["path"], "edited")
+        line, text = c["insert_line"], c["insert_text"]
+        if not isinstance(text, str):
+            raise TypeError("insert_text must be a string")
+        with self._m.store.transaction(scope):
+            current = self._existing(scope, ns, path, "delete_missing")
+            lines = current.content.split("\n")
+            if isinstance(line, bool) or not isinstance(line, int) or not 0 <= line <= len(lines):
+                raise MemoryToolError(_say("bad_insert", insert_line=line, n_lines=len(lines)))
+            added = text[:-1] if text.endswith("\n") else text
+            lines[line:line] = added.split("\n")
+            self._put(scope, ns, path, "\n".join(lines), "insert")
+        return _say("inserted", path=path)
+
+    def _tool_delete(self, scope: Scope, ns: str, c: dict) -> str:
+        path = canonical(c["path"])
+        if path == ROOT:
+            raise MemoryToolError(_say("root", path=path, verb="deleted"))
+        with self._m.store.transaction(scope):
+            files = self._m.store.core_list(scope, ns)
+            doomed = [f for f in files if f.path == path or f.path.startswith(path + "/")]
+            if not doomed:
+                raise MemoryToolError(_say("delete_missing", path=path))
+            for f in doomed:
+                self._m.store.core_delete(scope, ns, f.path)
+        return _say("deleted", path=path)
+
+    def _tool_rename(self, scope: Scope, ns: str, c: dict) -> str:
+        old, new = canonical(c["old_path"]), canonical(c["new_path"])
+        if ROOT in (old, new):
+            raise MemoryToolError(_say("root", path=ROOT, verb="renamed"))
+        with self._m.store.transaction(scope):
+            files = self._m.store.core_list(scope, ns)
+            moving = [f for f in files if f.path == old or f.path.startswith(old + "/")]
+            if not moving:
+                raise MemoryToolError(_say("rename_missing", old_path=old))
+            if any(f.path == new or f.path.startswith(new + "/") for f in files):
+                raise MemoryToolError(_say("rename_exists", new_path=new))
+            for f in moving:
+                target = new + f.path[len(old):]
+                self._m.store.core_put(scope, ns, target, f.content, f"rename from {f.path}")
+                self._m.store.core_delete(scope, ns, f.path, op=f"rename to {target}")
+        return _say("renamed", old_path=old, new_path=new)
+
+    def _file_path(self, raw, verb: str) -> str:
+        path = canonical(raw)
+        if path == ROOT:
+            raise MemoryToolError(_say("root", path=path, verb=verb))
+        return path
+
+    def _existing(self, scope: Scope, ns: str, path: str, missing: str) -> CoreFile:
+        current = self._m.store.core_get(scope, ns, path)
+        if current is None:
+            raise MemoryToolError(_say(missing, path=path))
+        return current
+
+    def _put(self, scope: Scope, ns: str, path: str, text: str, op: str) -> CoreFile:
+        limit = self._m.settings.max_core_chars
+        if len(text) > limit:
+            raise MemoryToolError(_say("too_large", path=path, size=len(text), limit=limit))
+        return self._m.store.core_put(scope, ns, path, text, op)
+
+    # -- the library face ------------------------------------------------------------------------
+    def _call(self, dataset, namespace, project, environment, command: dict) -> str:
+        return self.memory_tool(dataset, command, namespace, project=project, environment=environment)
+
+    def view(self, dataset: str, path: str = ROOT, namespace: str = "user", *, project: str | None = None,
+             environment: str | None = None) -> str:
+        return self._call(dataset, namespace, project, environment, {"command": "view", "path": path})
+
+    def read(self, dataset: str, path: str, namespace: str = "user", *, project: str | None = None,
+             environment: str | None = None) -> CoreFile:
+        scope, ns = self._where(dataset, namespace, project, environment)
+        found = self._m.store.core_get(scope, ns, self._checked(path))
+        if found is None:
+            raise NotFound(f"no core file {path} in namespace {namespace!r} of {dataset!r}")
+        return found
+
+    def list(self, dataset: str, namespace: str = "user", *, project: str | None = None,
+             environment: str | None = None) -> list[CoreFile]:
+        scope, ns = self._where(dataset, namespace, project, environment)
+        return self._m.store.core_list(scope, ns)
+
+    def history(self, dataset: str, path: str, namespace: str = "user", *, project: str | None = None,
+                environment: str | None = None) -> list[CoreFileVersion]:
+        scope, ns = self._where(dataset, namespace, project, environment)
+        return self._m.store.core_history(scope, ns, self._checked(path))
+
+    def write(self, dataset: str, path: str, text: str, expected_version: int | None = None,
+              namespace: str = "user", *, project: str | None = None, environment: str | None = None) -> CoreFile:
+        """Create or overwrite; with ``expected_version``, only if the file is still at it (0: absent)."""
+        scope, ns = self._where(dataset, namespace, project, environment)
+        path = self._checked(path, "written")
+        if not isinstance(text, str):
+            raise InputError("text must be a string")
+        if len(text) > self._m.settings.max_core_chars:
+            raise TextTooLarge(f"{path} would hold {len(text):,} characters; the limit (max_content) is "
+                               f"{self._m.settings.max_core_chars:,}")
+        with self._m.store.transaction(scope):
+            current = self._m.store.core_get(scope, ns, path)
+            have = current.version if current else 0
+            if expected_version is not None and have != expected_version:
+                raise MemoryConflict(f"{path} is at version {have}, not {expected_version}; read it again and retry")
+            return self._m.store.core_put(scope, ns, path, text, "write")
+
+    def str_replace(self, dataset: str, path: str, old: str, new: str = "", expected_version: int | None = None,
+                    namespace: str = "user", *, project: str | None = None,
+                    environment: str | None = None) -> CoreFile:
+        scope, ns = self._where(dataset, namespace, project, environment)
+        path = self._checked(path, "edited")
+        with self._m.store.transaction(scope):
+            current = self.read(dataset, path, namespace, project=project, environment=environment)
+            if expected_version is not None and current.version != expected_version:
+                raise MemoryConflict(f"{path} is at version {current.version}, not {expected_version}")
+            count = len(_occurrences(current.content, old)) if old else 0
+            if count == 0:
+                raise MemoryNoMatch(f"{old!r} does not appear in {path}; nothing was replaced")
+            if count > 1:
+                raise MemoryAmbiguous(f"{old!r} appears {count} times in {path}; pass a longer, unique text")
+            return self._m.store.core_put(scope, ns, path, current.content.replace(old, new, 1), "str_replace")
+
+    def insert(self, dataset: str, path: str, line: int, text: str, namespace: str = "user", *,
+               project: str | None = None, environment: str | None = None) -> CoreFile:
+        self._library(dataset, namespace, project, environment,
+                      {"command": "insert", "path": path, "insert_line": line, "insert_text": text})
+        return self.read(dataset, path, namespace, project=project, environment=environment)
+
+    def remove(self, dataset: str, path: str, namespace: str = "user", *, project: str | None = None,
+               environment: str | None = None) -> None:
+        self._library(dataset, namespace, project, environment, {"command": "delete", "path": path})
+
+    def rename(self, dataset: str, old_path: str, new_path: str, namespace: str = "user", *,
+               project: str | None = None, environment: str | None = None) -> None:
+        self._library(dataset, namespace, project, environment,
+                      {"command": "rename", "old_path": old_path, "new_path": new_path})
+
+    def _library(self, dataset, namespace, project, environment, command: dict) -> str:
+        """The tool's behaviour with the library's errors: missing → NotFound, bad input → InputError."""
+        try:
+            return self._call(dataset, namespace, project, environment, command)
+        except MemoryToolError as exc:
+            if "does not exist" in exc.text:
+                raise NotFound(exc.text) from None
+            if "already exists" in exc.text:
+                raise MemoryConflict(exc.text) from None
+            raise InputError(exc.text) from None
+
+    def _checked(self, path: str, verb: str | None = None) -> str:
+        try:
+            return self._file_path(path, verb) if verb else canonical(path)
+        except MemoryToolError as exc:
+            raise InputError(exc.text) from None
+
+    # -- the system prompt -----------------------------------------------------------------------
+    def render(self, dataset: str, namespaces: list[str] | None = None, max_render: int | None = None, *,
+               project: str | None = None, environment: str | None = None) -> str:
+        """The core files of the user's namespaces (and the organization's) as delimited text,
+        cut at ``max_render`` characters with a visible marker."""
+        limit = max_render or self._m.settings.max_render
+        spaces = namespaces or ["user", ORGANIZATION]
+        blocks = []
+        for ns in spaces:
+            scope, ns = self._where(dataset, ns, project, environment)
+            for f in self._m.store.core_list(scope, ns):
+                blocks.append(f'<memory_file namespace="{ns}" path="{f.path}" version="{f.version}">\n'
+                              f"{f.content}\n</memory_file>")
+        text = "\n".join(blocks)
+        if len(text) <= limit:
+            return text
+        marker = f"\n[… memory cut here: {len(text) - limit:,} more characters not shown]"
+        return text[: max(0, limit - len(marker))] + marker
+
+
+def _occurrences(text: str, old: str) -> list[int]:
+    starts, at = [], text.find(old) if old else -1
+    while at >= 0:
+        starts.append(at)
+        at = text.find(old, at + len(old))
+    return starts
+
+
+def _view_range(view_range, n_lines: int) -> tuple[int, int]:
+    if (not isinstance(view_range, (list, tuple)) or len(view_range) != 2
+            or not all(isinstance(v, int) and not isinstance(v, bool) for v in view_range)):
+        raise ValueError("view_range must be [start, end]")
+    start, end = view_range
+    end = n_lines if end == -1 else end
+    if not 1 <= start <= max(1, n_lines) or end < start or end > n_lines:
+        raise ValueError(f"view_range {list(view_range)} is outside the file's lines [1, {n_lines}]")
+    return start, end
+
+

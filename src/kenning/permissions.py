@@ -1,0 +1,198 @@
+"""Who may read and change what.
+
+Two kinds of principal. The service principal (a backend holding the service
+key; a plain ``Memory``) may do anything for any dataset. A user principal is
+bound to one dataset and has a role in the organization: it reads and changes
+only its own memories (facts, messages, notes and core files of its dataset, in
+the namespaces ``user``, ``agent:*``, ``chat:*``, ``project:*``), reads the
+organization's memory, and changes organization memory only with the manage
+permission. Nobody reads another user's memory, admins included; documents
+belong to the service alone.
+
+``mem.as_user(dataset, role=…)`` returns a :class:`UserMemory`: the same API,
+enforcing this, refusing with :class:`~kenning.errors.PermissionDenied` that
+names the missing permission.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .errors import InputError, PermissionDenied
+from .notes import ORG_DATASET, ORGANIZATION, check_namespace
+
+if TYPE_CHECKING:
+    from .memory import Memory
+
+ROLES = ("owner", "admin", "member")
+
+
+def role_permissions(role: str, read: str, admin: str) -> frozenset[str]:
+    if role not in ROLES:
+        raise InputError(f"role must be one of {', '.join(ROLES)}, not {role!r}")
+    return frozenset({read, admin}) if role in ("owner", "admin") else frozenset({read})
+
+
+class UserMemory:
+    """The memory API as one end user may use it."""
+
+    def __init__(self, memory: "Memory", dataset: str, role: str = "member"):
+        memory._scope(dataset, None, None)  # a valid dataset name
+        self._m = memory
+        self.dataset = dataset
+        self.role = role
+        self.read_permission = memory.settings.permission_read
+        self.admin_permission = memory.settings.permission_admin
+        self.permissions = role_permissions(role, self.read_permission, self.admin_permission)
+        self.notes = _UserNotes(self)
+        self.core = _UserCore(self)
+        self.messages = _UserMessages(self)
+        self.documents = _NoDocuments(self)
+
+    # -- checks ------------------------------------------------------------------------------
+    def _need(self, permission: str, what: str) -> None:
+        if permission not in self.permissions:
+            raise PermissionDenied(f"{what} needs the {permission!r} permission, which role {self.role!r} lacks",
+                                   permission)
+
+    def _own(self, dataset: str, what: str) -> None:
+        self._need(self.read_permission, what)
+        if dataset != self.dataset:
+            raise PermissionDenied(f"{what}: this user may use dataset {self.dataset!r} only, not {dataset!r}",
+                                   self.read_permission)
+
+    def _space(self, dataset: str, namespace: str, write: bool, what: str) -> None:
+        self._own(dataset, what)
+        if check_namespace(namespace) == ORGANIZATION and write:
+            self._need(self.admin_permission, f"{what} in organization memory")
+
+    def _plain(self, kwargs: dict) -> dict:
+        """A user cannot step into another project or environment by passing one."""
+        for name in ("project", "environment"):
+            if kwargs.get(name) not in (None, getattr(self._m.settings, name)):
+                raise PermissionDenied(f"this user belongs to {name} {getattr(self._m.settings, name)!r}",
+                                       self.read_permission)
+        return kwargs
+
+    # -- facts ---------------------------------------------------------------------------------
+    def add(self, text: str, dataset: str, *args, **kwargs):
+        self._own(dataset, "add")
+        return self._m.add(text, dataset, *args, **self._plain(kwargs))
+
+    def add_turn(self, dataset: str, *args, **kwargs):
+        self._own(dataset, "add_turn")
+        return self._m.add_turn(dataset, *args, **self._plain(kwargs))
+
+    def recall(self, query: str, dataset: str, *args, **kwargs):
+        self._own(dataset, "recall")
+        return self._m.recall(query, dataset, *args, **self._plain(kwargs))
+
+    def list_facts(self, dataset: str, *args, **kwargs):
+        self._own(dataset, "list_facts")
+        return self._m.list_facts(dataset, *args, **self._plain(kwargs))
+
+    def list_entities(self, dataset: str, **kwargs):
+        self._own(dataset, "list_entities")
+        return self._m.list_entities(dataset, **self._plain(kwargs))
+
+    def delete_fact(self, dataset: str, fact_id: str, **kwargs):
+        self._own(dataset, "delete_fact")
+        return self._m.delete_fact(dataset, fact_id, **self._plain(kwargs))
+
+    def status(self, request_id: str | None = None, *, memory_id: str | None = None):
+        self._need(self.read_permission, "status")
+        if request_id is not None:
+            job = self._m.store.get_job(request_id)
+            if job is None or job.dataset != self.dataset:
+                raise PermissionDenied("status: not a request of this user", self.read_permission)
+        if memory_id is not None:
+            state = self._m.store.fact_state(memory_id)
+            if state is not None and state[0].dataset != self.dataset:
+                raise PermissionDenied("status: not a memory of this user", self.read_permission)
+        return self._m.status(request_id, memory_id=memory_id)
+
+    def memory_tool(self, dataset: str, command: dict, namespace: str = "user", **kwargs) -> str:
+        return self.core.memory_tool(dataset, command, namespace, **kwargs)
+
+
+class _UserPart:
+    def __init__(self, user: UserMemory):
+        self._u = user
+
+
+class _UserNotes(_UserPart):
+    def save(self, dataset: str, text: str, namespace: str = "user", **kw):
+        self._u._space(dataset, namespace, True, "notes.save")
+        return self._u._m.notes.save(dataset, text, namespace, **self._u._plain(kw))
+
+    def save_extracted(self, dataset: str, texts: list[str], namespace: str = "user", *args, **kw):
+        self._u._space(dataset, namespace, True, "notes.save_extracted")
+        return self._u._m.notes.save_extracted(dataset, texts, namespace, *args, **self._u._plain(kw))
+
+    def search(self, dataset: str, query: str, limit: int = 10, namespace=None, **kw):
+        spaces = [namespace] if isinstance(namespace, str) else namespace
+        for ns in spaces or []:
+            self._u._space(dataset, ns, False, "notes.search")
+        self._u._own(dataset, "notes.search")
+        return self._u._m.notes.search(dataset, query, limit, namespace, **self._u._plain(kw))
+
+    def list(self, dataset: str, namespace: str | None = None, *args, **kw):
+        self._u._space(dataset, namespace or "user", False, "notes.list")
+        return self._u._m.notes.list(dataset, namespace, *args, **self._u._plain(kw))
+
+    def forget(self, dataset: str, note_id: str, superseded_by: str | None = None, **kw):
+        self._u._own(dataset, "notes.forget")
+        scope = self._u._m._scope(dataset, None, None)
+        for where in (scope, scope._replace(dataset=ORG_DATASET)):
+            for found in self._u._m.store.get_notes(where, [note_id]):
+                self._u._space(dataset, found.namespace, True, "notes.forget")
+        return self._u._m.notes.forget(dataset, note_id, superseded_by, **self._u._plain(kw))
+
+
+class _UserCore(_UserPart):
+    _READS = ("view",)
+
+    def memory_tool(self, dataset: str, command: dict, namespace: str = "user", **kw) -> str:
+        write = not (isinstance(command, dict) and command.get("command") in self._READS)
+        self._u._space(dataset, namespace, write, f"memory_tool {command.get('command') if isinstance(command, dict) else ''}")
+        return self._u._m.core.memory_tool(dataset, command, namespace, **self._u._plain(kw))
+
+    def _guarded(self, name: str, write: bool):
+        def call(dataset: str, *args, namespace: str = "user", **kw):
+            self._u._space(dataset, namespace, write, f"core.{name}")
+            return getattr(self._u._m.core, name)(dataset, *args, namespace=namespace, **self._u._plain(kw))
+        return call
+
+    def __getattr__(self, name: str):
+        reads = ("view", "read", "list", "history")
+        writes = ("write", "str_replace", "insert", "remove", "rename")
+        if name in reads or name in writes:
+            return self._guarded(name, name in writes)
+        raise AttributeError(name)
+
+    def render(self, dataset: str, namespaces: list[str] | None = None, *args, **kw) -> str:
+        for ns in namespaces or ["user", ORGANIZATION]:
+            self._u._space(dataset, ns, False, "core.render")
+        return self._u._m.core.render(dataset, namespaces, *args, **self._u._plain(kw))
+
+
+class _UserMessages(_UserPart):
+    def index(self, dataset: str, *args, **kw):
+        self._u._own(dataset, "messages.index")
+        return self._u._m.messages.index(dataset, *args, **self._u._plain(kw))
+
+    def search(self, dataset: str, *args, **kw):
+        self._u._own(dataset, "messages.search")
+        return self._u._m.messages.search(dataset, *args, **self._u._plain(kw))
+
+    def get(self, dataset: str, *args, **kw):
+        self._u._own(dataset, "messages.get")
+        return self._u._m.messages.get(dataset, *args, **self._u._plain(kw))
+
+
+class _NoDocuments(_UserPart):
+    def __getattr__(self, name: str):
+        def refuse(*args, **kwargs):
+            raise PermissionDenied(f"documents.{name}: documents belong to the service principal only",
+                                   self._u.admin_permission)
+        return refuse
+
