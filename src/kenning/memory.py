@@ -123,11 +123,12 @@ class Memory:
         return self._writer.add(self._scope(dataset, project, environment), text, at=at, role=role,
                                 client_ref=client_ref, chat=chat, message_id=message_id, temporary=temporary)
 
-    def as_user(self, dataset: str, role: str = "member") -> "UserMemory":
+    def as_user(self, dataset: str, role: str = "member", *, project: str | None = None,
+                environment: str | None = None) -> "UserMemory":
         """This memory as one end user bound to ``dataset`` may use it (see kenning.permissions)."""
         from .permissions import UserMemory
 
-        return UserMemory(self, dataset, role)
+        return UserMemory(self, dataset, role, project=project, environment=environment)
 
     def memory_tool(self, dataset: str, command: dict, namespace: str = "user", *, project: str | None = None,
                     environment: str | None = None) -> str:

@@ -35,8 +35,11 @@ def role_permissions(role: str, read: str, admin: str) -> frozenset[str]:
 class UserMemory:
     """The memory API as one end user may use it."""
 
-    def __init__(self, memory: "Memory", dataset: str, role: str = "member"):
-        memory._scope(dataset, None, None)  # a valid dataset name
+    def __init__(self, memory: "Memory", dataset: str, role: str = "member", *, project: str | None = None,
+                 environment: str | None = None):
+        self.project = project or memory.settings.project
+        self.environment = environment or memory.settings.environment
+        memory._scope(dataset, self.project, self.environment)  # valid names
         self._m = memory
         self.dataset = dataset
         self.role = role
@@ -68,10 +71,9 @@ class UserMemory:
     def _plain(self, kwargs: dict) -> dict:
         """A user cannot step into another project or environment by passing one."""
         for name in ("project", "environment"):
-            if kwargs.get(name) not in (None, getattr(self._m.settings, name)):
-                raise PermissionDenied(f"this user belongs to {name} {getattr(self._m.settings, name)!r}",
-                                       self.read_permission)
-        return kwargs
+            if kwargs.get(name) not in (None, getattr(self, name)):
+                raise PermissionDenied(f"this user belongs to {name} {getattr(self, name)!r}", self.read_permission)
+        return {**kwargs, "project": self.project, "environment": self.environment}
 
     # -- facts ---------------------------------------------------------------------------------
     def add(self, text: str, dataset: str, *args, **kwargs):
@@ -102,13 +104,14 @@ class UserMemory:
         self._need(self.read_permission, "status")
         if request_id is not None:
             job = self._m.store.get_job(request_id)
-            if job is None or job.dataset != self.dataset:
+            if job is None or (job.project, job.environment, job.dataset) != (self.project, self.environment,
+                                                                               self.dataset):
                 raise PermissionDenied("status: not a request of this user", self.read_permission)
         if memory_id is not None:
             state = self._m.store.fact_state(memory_id)
-            if state is not None and state[0].dataset != self.dataset:
+            if state is not None and tuple(state[0]) != (self.project, self.environment, self.dataset):
                 raise PermissionDenied("status: not a memory of this user", self.read_permission)
-        return self._m.status(request_id, memory_id=memory_id)
+        return self._m.status(request_id, memory_id=memory_id, project=self.project, environment=self.environment)
 
     def memory_tool(self, dataset: str, command: dict, namespace: str = "user", **kwargs) -> str:
         return self.core.memory_tool(dataset, command, namespace, **kwargs)
@@ -141,7 +144,7 @@ class _UserNotes(_UserPart):
 
     def forget(self, dataset: str, note_id: str, superseded_by: str | None = None, **kw):
         self._u._own(dataset, "notes.forget")
-        scope = self._u._m._scope(dataset, None, None)
+        scope = self._u._m._scope(dataset, self._u.project, self._u.environment)
         for where in (scope, scope._replace(dataset=ORG_DATASET)):
             for found in self._u._m.store.get_notes(where, [note_id]):
                 self._u._space(dataset, found.namespace, True, "notes.forget")
