@@ -118,6 +118,44 @@ def cmd_worker(args) -> int:
     return 0
 
 
+def cmd_serve(args) -> int:
+    """The HTTP API and the queue workers on one store."""
+    import uvicorn
+
+    from .server import build
+
+    app, mem, auth = build(args.db, host=args.host)
+    where = getattr(mem.store, "path", args.db)
+    print(f"kenning serve: data in {where}")
+    if auth.dev_mode:
+        print("kenning serve: no API key configured; single-user development mode on loopback (every request is "
+              "the service principal of the default project). Create keys with `kenning keys create`.")
+    print(f"kenning serve: http://{args.host}:{args.port}  (OpenAPI at /docs)", flush=True)
+    mem._workers.ensure_started()
+    try:
+        uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    finally:
+        mem.close()
+    return 0
+
+
+def cmd_keys(args) -> int:
+    from .memory import Memory
+    from .server.auth import KEY_ROLES, hash_key, new_key
+
+    if args.role not in KEY_ROLES:
+        print(f"kenning: role must be one of {', '.join(KEY_ROLES)}", file=sys.stderr)
+        return 1
+    mem = Memory(args.db, embedder=None)
+    key = new_key(args.project)
+    mem.store.put_api_key(hash_key(key), args.project, args.role, args.name)
+    mem.close()
+    print(key)
+    print(f"(a {args.role} key for project {args.project!r}; it is shown once, only its hash is stored)",
+          file=sys.stderr)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="kenning", description="Long-term memory for AI assistants.")
     ap.add_argument("--db", default=None, help="store URL or path (default: $KENNING_HOME/kenning.db)")
@@ -144,6 +182,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--entity", default=None)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_facts)
+
+    p = sub.add_parser("serve", help="run the HTTP API and the queue workers")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=8420)
+    p.set_defaults(func=cmd_serve)
+
+    p = sub.add_parser("keys", help="manage API keys")
+    keys = p.add_subparsers(dest="keys_command", required=True)
+    k = keys.add_parser("create", help="create an API key for a project (printed once)")
+    k.add_argument("--project", required=True)
+    k.add_argument("--role", default="service", help="service | admin | member")
+    k.add_argument("--name", default=None)
+    k.set_defaults(func=cmd_keys)
 
     p = sub.add_parser("worker", help="run queue workers for add_turn jobs in the foreground")
     p.add_argument("--threads", type=int, default=1)

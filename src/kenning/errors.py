@@ -36,37 +36,40 @@ class KenningError(Exception):
 
 class InputError(KenningError, ValueError):
     """The caller passed something kenning cannot use."""
+    code = "INVALID_INPUT"
 
 
 class TextTooLarge(InputError):
-    pass
+    code = "TOO_LARGE"
 
 
 class EmptyText(InputError):
-    pass
+    code = "EMPTY_TEXT"
 
 
 class InvalidTime(InputError):
-    pass
+    code = "INVALID_TIME"
 
 
 class InvalidScope(InputError):
-    pass
+    code = "INVALID_SCOPE"
 
 
 class EmbeddingError(KenningError):
-    pass
+    code = "EMBEDDING_ERROR"
 
 
 class DimensionMismatch(EmbeddingError):
-    pass
+    code = "DIMENSION_MISMATCH"
 
 
 class NonFiniteVector(EmbeddingError):
-    pass
+    code = "NON_FINITE_VECTOR"
 
 
 class NotFound(KenningError, KeyError):
+    code = "NOT_FOUND"
+
     def __str__(self) -> str:  # KeyError quotes its message; keep it readable
         return str(self.args[0]) if self.args else "not found"
 
@@ -116,24 +119,26 @@ class PermissionDenied(KenningError):
 
 
 class ExtractionError(KenningError):
-    pass
+    code = "EXTRACTION_FAILED"
 
 
 class ConfigError(KenningError):
-    pass
+    code = "CONFIG_ERROR"
 
 
 class StoreError(KenningError):
-    pass
+    code = "STORE_ERROR"
 
 
 class MigrationError(StoreError):
-    pass
+    code = "MIGRATION_FAILED"
 
 
 class LeaseLost(StoreError):
     """The job was reclaimed after this worker's lease ran out; its transaction must roll back."""
+    code = "LEASE_LOST"
 
 
 class DuplicateFact(StoreError):
     """The partial unique index on live facts refused a twin (a racing writer won)."""
+    code = "DUPLICATE_FACT"

@@ -1,0 +1,37 @@
+"""The kenning service: FastAPI app, authentication, error mapping."""
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+
+from ..config import Settings
+from ..memory import Memory
+from .app import create_app
+from .auth import Auth
+
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+def server_secret(settings: Settings, environ=None) -> str:
+    """KENNING_SECRET, or a secret kept (0600) under KENNING_HOME so tokens survive restarts."""
+    env = os.environ if environ is None else environ
+    if env.get("KENNING_SECRET"):
+        return env["KENNING_SECRET"]
+    path = Path(settings.home) / "server-secret"
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(secrets.token_urlsafe(32))
+        path.chmod(0o600)
+    return path.read_text().strip()
+
+
+def build(db: str | None = None, host: str = "127.0.0.1", memory: Memory | None = None):
+    """(app, memory, auth) for a store; development mode only without keys and on loopback."""
+    mem = memory or Memory(db)
+    dev = mem.store.count_api_keys() == 0 and host in LOOPBACK
+    auth = Auth(mem.store, server_secret(mem.settings), dev, mem.settings.project, mem.settings.environment)
+    return create_app(mem, auth), mem, auth
+
+
+__all__ = ["build", "create_app", "Auth"]
