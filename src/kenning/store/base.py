@@ -190,6 +190,17 @@ class Store(ABC):
     def fact_state(self, fact_id: str) -> tuple[Scope, Fact, bool] | None:
         """(scope, fact, has a vector) of a fact id, wherever it lives; callers check the scope."""
 
+    # -- API keys ------------------------------------------------------------------------------
+    @abstractmethod
+    def put_api_key(self, key_hash: str, project: str, role: str, name: str | None = None) -> None: ...
+
+    @abstractmethod
+    def find_api_key(self, key_hash: str) -> tuple[str, str] | None:
+        """(project, role) of a live key with this hash."""
+
+    @abstractmethod
+    def count_api_keys(self) -> int: ...
+
     # -- core files --------------------------------------------------------------------------
     @abstractmethod
     def core_get(self, scope: Scope, namespace: str, path: str) -> CoreFile | None: ...

@@ -193,7 +193,15 @@ def m004_core_files_and_documents(db: sqlite3.Connection) -> None:
     """)
 
 
-MIGRATIONS = [m001_initial, m002_messages_and_notes, m003_jobs, m004_core_files_and_documents]
+def m005_api_keys(db: sqlite3.Connection) -> None:
+    _script(db, """
+    CREATE TABLE api_keys (
+        key_hash TEXT PRIMARY KEY, project TEXT NOT NULL, role TEXT NOT NULL, name TEXT,
+        created_at TEXT NOT NULL, revoked_at TEXT);
+    """)
+
+
+MIGRATIONS = [m001_initial, m002_messages_and_notes, m003_jobs, m004_core_files_and_documents, m005_api_keys]
 VECTOR_TABLES = {  # kind -> (table, key column, the text a vector is computed from)
     "fact": ("facts", "fact_id", "embed_text"),
     "entity": ("entities", "entity_id", "name"),
@@ -745,6 +753,18 @@ class SQLiteStore(Store):
             return None
         r = rows[0]
         return Scope(r["project"], r["environment"], r["dataset"]), _fact(r), bool(r["embedded"])
+
+    # -- API keys (only their hashes are stored) -------------------------------------------------
+    def put_api_key(self, key_hash: str, project: str, role: str, name: str | None = None) -> None:
+        self._q("INSERT INTO api_keys VALUES (?, ?, ?, ?, ?, NULL)",
+                (key_hash, project, role, name, timeutil.dump(timeutil.now())))
+
+    def find_api_key(self, key_hash: str) -> tuple[str, str] | None:
+        rows = self._q("SELECT project, role FROM api_keys WHERE key_hash=? AND revoked_at IS NULL", (key_hash,))
+        return (rows[0][0], rows[0][1]) if rows else None
+
+    def count_api_keys(self) -> int:
+        return self._q("SELECT count(*) FROM api_keys WHERE revoked_at IS NULL")[0][0]
 
     # -- core files ---------------------------------------------------------------------------
     def core_get(self, scope: Scope, namespace: str, path: str) -> CoreFile | None:
