@@ -156,6 +156,41 @@ def cmd_keys(args) -> int:
     return 0
 
 
+def cmd_export(args) -> int:
+    """Write the export to --out (whole or not at all: a temporary file renamed at the end) or stdout."""
+    import os
+
+    mem = _memory(args)
+    lines = mem.export(args.dataset, include_vectors=args.vectors)
+    if args.out is None:
+        sys.stdout.writelines(lines)
+    else:
+        partial = f"{args.out}.partial"
+        try:
+            with open(partial, "w", encoding="utf-8") as out:
+                out.writelines(lines)
+        except BaseException:
+            os.unlink(partial)
+            raise
+        os.replace(partial, args.out)
+    mem.close()
+    return 0
+
+
+def cmd_import(args) -> int:
+    mem = _memory(args)
+    try:
+        source = sys.stdin if args.file == "-" else open(args.file, encoding="utf-8")
+    except OSError as exc:
+        print(f"kenning: cannot read {args.file}: {exc.strerror}", file=sys.stderr)
+        return 1
+    with source:
+        counts = mem.import_(source, embed=args.embed)
+    print(json.dumps(counts))
+    mem.close()
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="kenning", description="Long-term memory for AI assistants.")
     ap.add_argument("--db", default=None, help="store URL or path (default: $KENNING_HOME/kenning.db)")
@@ -188,6 +223,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=int, default=8420)
     p.set_defaults(func=cmd_serve)
 
+    def cmd_mcp(args) -> int:  # the MCP SDK loads only when this command runs
+        from .mcp_server import cmd_mcp
+
+        return cmd_mcp(args)
+
+    p = sub.add_parser("mcp", help="run the MCP server for one dataset: stdio, or streamable HTTP with --http")
+    p.add_argument("--dataset", default=None, help="whose memory the tools use (default: $KENNING_DATASET, "
+                                                   "else 'default')")
+    p.add_argument("--http", action="store_true", help="serve streamable HTTP at http://HOST:PORT/mcp")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=8421)
+    p.set_defaults(func=cmd_mcp)
+
     p = sub.add_parser("keys", help="manage API keys")
     keys = p.add_subparsers(dest="keys_command", required=True)
     k = keys.add_parser("create", help="create an API key for a project (printed once)")
@@ -208,6 +256,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dataset", required=True)
     p.add_argument("--limit", type=int, default=10)
     p.set_defaults(func=cmd_recall)
+
+    p = sub.add_parser("export", help="write every fact (with its history), entity, message, note, core file and "
+                                      "document as JSON lines")
+    p.add_argument("--dataset", default=None, help="one dataset (default: all, the organization's and documents too)")
+    p.add_argument("--vectors", action="store_true", help="carry the embeddings (default: recompute after import)")
+    p.add_argument("--out", default=None, help="file to write (default: stdout)")
+    p.set_defaults(func=cmd_export)
+
+    p = sub.add_parser("import", help="restore an export into this store (all or nothing; existing rows are skipped)")
+    p.add_argument("file", help="the export's JSON lines, or - for stdin")
+    p.add_argument("--embed", action="store_true", help="compute the vectors the export did not carry")
+    p.set_defaults(func=cmd_import)
     return ap
 
 

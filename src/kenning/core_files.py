@@ -34,6 +34,7 @@ TEXTS = {
     "file": "Here's the content of {path} with line numbers:",
     "too_long": "File {path} exceeds maximum line limit of 999,999 lines.",
     "missing": "The path {path} does not exist. Please provide a valid path.",
+    "edit_missing": "Error: The path {path} does not exist. Please provide a valid path.",
     "created": "File created successfully at: {path}",
     "exists": "Error: File {path} already exists",
     "edited": "The memory file has been edited. Here's the result of running `cat -n` on a snippet of {path}:",
@@ -54,6 +55,8 @@ TEXTS = {
     "bad_command": "Error: Unknown memory command {command!r}. Use view, create, str_replace, insert, delete or rename",
     "bad_params": "Error: Invalid parameters for {command}: {problem}",
     "too_large": "Error: File {path} would hold {size:,} characters; a memory file holds at most {limit:,}",
+    "is_dir": "Error: {path} is a directory; give a file path inside it",
+    "in_file": "Error: {parent} is a file, so {path} cannot be created inside it",
 }
 
 
@@ -82,15 +85,16 @@ def canonical(path: object) -> str:
 
 
 def human_size(n: int) -> str:
-    """Sizes as ``du -h`` prints them: 512, 4.0K, 5.5K, 17K, 1.2M (rounded up)."""
+    """Sizes as ``du -h`` prints them: 512, 4.0K, 5.5K, 10K, 17K, 1.0M (rounded up)."""
     if n < 1024:
         return str(n)
     size = float(n)
     for unit in "KMGT":
         size /= 1024
-        if size < 10:
-            return f"{math.ceil(size * 10) / 10:.1f}{unit}"
-        if size < 1024:
+        tenth = math.ceil(size * 10) / 10
+        if tenth < 10:
+            return f"{tenth:.1f}{unit}"
+        if math.ceil(size) < 1024 or unit == "T":
             return f"{math.ceil(size)}{unit}"
     return f"{math.ceil(size)}T"
 
@@ -181,7 +185,7 @@ class Core:
         if not isinstance(old, str) or not isinstance(new, str):
             raise TypeError("old_str and new_str must be strings")
         with self._m.store.transaction(scope):
-            current = self._existing(scope, ns, path, "missing")
+            current = self._existing(scope, ns, path, "edit_missing")
             starts = _occurrences(current.content, old)
             if not starts:
                 raise MemoryToolError(_say("no_match", old_str=old, path=path))
@@ -258,6 +262,14 @@ class Core:
         limit = self._m.settings.max_core_chars
         if len(text) > limit:
             raise MemoryToolError(_say("too_large", path=path, size=len(text), limit=limit))
+        files = {f.path for f in self._m.store.core_list(scope, ns)}
+        if any(f.startswith(path + "/") for f in files):
+            raise MemoryToolError(_say("is_dir", path=path))
+        parent = posixpath.dirname(path)
+        while parent != ROOT:
+            if parent in files:
+                raise MemoryToolError(_say("in_file", path=path, parent=parent))
+            parent = posixpath.dirname(parent)
         return self._m.store.core_put(scope, ns, path, text, op)
 
     # -- the library face ------------------------------------------------------------------------
@@ -301,7 +313,10 @@ class Core:
             have = current.version if current else 0
             if expected_version is not None and have != expected_version:
                 raise MemoryConflict(f"{path} is at version {have}, not {expected_version}; read it again and retry")
-            return self._m.store.core_put(scope, ns, path, text, "write")
+            try:
+                return self._put(scope, ns, path, text, "write")
+            except MemoryToolError as exc:
+                raise InputError(exc.text) from None
 
     def str_replace(self, dataset: str, path: str, old: str, new: str = "", expected_version: int | None = None,
                     namespace: str = "user", *, project: str | None = None,
@@ -317,7 +332,11 @@ class Core:
                 raise MemoryNoMatch(f"{old!r} does not appear in {path}; nothing was replaced")
             if count > 1:
                 raise MemoryAmbiguous(f"{old!r} appears {count} times in {path}; pass a longer, unique text")
-            return self._m.store.core_put(scope, ns, path, current.content.replace(old, new, 1), "str_replace")
+            text = current.content.replace(old, new, 1)
+            if len(text) > self._m.settings.max_core_chars:
+                raise TextTooLarge(f"{path} would hold {len(text):,} characters; the limit (max_content) is "
+                                   f"{self._m.settings.max_core_chars:,}")
+            return self._m.store.core_put(scope, ns, path, text, "str_replace")
 
     def insert(self, dataset: str, path: str, line: int, text: str, namespace: str = "user", *,
                project: str | None = None, environment: str | None = None) -> CoreFile:
@@ -367,8 +386,9 @@ class Core:
         text = "\n".join(blocks)
         if len(text) <= limit:
             return text
-        marker = f"\n[… memory cut here: {len(text) - limit:,} more characters not shown]"
-        return text[: max(0, limit - len(marker))] + marker
+        marker = "\n[… memory cut here: {:,} more characters not shown]"
+        kept = max(0, limit - len(marker.format(len(text))))
+        return text[:kept] + marker.format(len(text) - kept)
 
 
 def _occurrences(text: str, old: str) -> list[int]:

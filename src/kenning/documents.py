@@ -69,7 +69,7 @@ class Documents:
 
     def delete(self, scope_key: str, path: str, *, project: str | None = None, environment: str | None = None) -> None:
         if not self._m.store.doc_delete(*self._where(project, environment), _check("scope_key", scope_key),
-                                        _check("path", path)):
+                                        _check("path", path), timeutil.now()):
             raise NotFound(f"no document {path!r} under {scope_key!r}")
 
     def purge(self, *, project: str | None = None, environment: str | None = None) -> int:

@@ -6,6 +6,7 @@ import re
 import threading
 import time
 import uuid
+from collections.abc import Iterable, Iterator
 from datetime import datetime
 from pathlib import Path
 
@@ -25,6 +26,7 @@ from .notes import Notes
 from .core_files import Core
 from .documents import Documents
 from .write import EMBED_PREFIX_CHARS, WritePipeline, check_role, check_text
+from . import transfer
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,127}$")
 
@@ -59,9 +61,17 @@ class Memory:
     embedder, the offline rule extractor); ``Memory(":memory:")`` is throwaway.
     """
 
+    def __new__(cls, url: str | None = None, *args, api_key: str | None = None, **kwargs):
+        """``Memory("http://host:port", api_key=…)`` is the same API over HTTP (kenning.client)."""
+        if isinstance(url, str) and url.startswith(("http://", "https://")):
+            from .client import RemoteMemory
+
+            return RemoteMemory(url, api_key)
+        return super().__new__(cls)
+
     def __init__(self, url: str | None = None, *, settings: Settings | None = None,
                  embedder: Embedder | str | None = "local", extractor: Extractor | str = "rules",
-                 project: str | None = None, environment: str | None = None):
+                 project: str | None = None, environment: str | None = None, api_key: str | None = None):
         self.settings = settings or Settings.from_env(project=project, environment=environment)
         self.store = _open_store(url, self.settings)
         if embedder == "local":
@@ -240,6 +250,32 @@ class Memory:
             written += wrote
             if not wrote:  # every text changed under us: stop rather than spin
                 return written
+
+    # -- export and import ----------------------------------------------------------------
+    def export(self, dataset: str | None = None, *, include_vectors: bool = False, project: str | None = None,
+               environment: str | None = None) -> Iterator[str]:
+        """Every row of ``dataset`` (None: of every dataset, the organization's and documents included) as
+        JSON lines, each ending in a newline: a header, then facts with their whole history, entities,
+        messages, ingests, notes, core files with every version, documents. ``include_vectors`` carries
+        the embeddings (base64 float32); without them an import computes them again. See kenning.transfer.
+        """
+        project, environment = project or self.settings.project, environment or self.settings.environment
+        transfer.check_scope(project, environment, dataset)
+        return transfer.export_lines(self.store, project, environment, dataset, include_vectors)
+
+    def import_(self, lines: Iterable[str], *, embed: bool = False) -> dict[str, int]:
+        """Restore an export into this store, into the projects and datasets it names, in one transaction:
+        a malformed line raises InputError naming it and nothing is written. Rows already here are
+        skipped (counted under ``skipped``). Rows that came without vectors wait for ``embed_pending()``;
+        ``embed=True`` runs it at the end. Returns how many rows of each kind were written.
+        """
+        if embed and self.embedder is None:
+            raise ConfigError("import_(embed=True) needs an embedder; create Memory(embedder='local') "
+                              "or import now and run embed_pending() later")
+        counts, tenants = transfer.import_lines(self.store, lines)
+        for project, environment in sorted(tenants) if embed else ():
+            self.embed_pending(project=project, environment=environment)
+        return counts
 
     # -- read ------------------------------------------------------------------------
     def recall(self, query: str, dataset: str, limit: int = 10, budget: int | None = None, *,

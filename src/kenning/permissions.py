@@ -15,6 +15,7 @@ names the missing permission.
 """
 from __future__ import annotations
 
+import inspect
 from typing import TYPE_CHECKING
 
 from .errors import InputError, PermissionDenied
@@ -160,9 +161,14 @@ class _UserCore(_UserPart):
         return self._u._m.core.memory_tool(dataset, command, namespace, **self._u._plain(kw))
 
     def _guarded(self, name: str, write: bool):
-        def call(dataset: str, *args, namespace: str = "user", **kw):
+        method = getattr(self._u._m.core, name)
+        signature = inspect.signature(method)
+
+        def call(dataset: str, *args, **kw):
+            namespace = signature.bind(dataset, *args, **kw).arguments.get("namespace", "user")
             self._u._space(dataset, namespace, write, f"core.{name}")
-            return getattr(self._u._m.core, name)(dataset, *args, namespace=namespace, **self._u._plain(kw))
+            return method(dataset, *args, **self._u._plain(kw))
+        call.__signature__ = signature
         return call
 
     def __getattr__(self, name: str):

@@ -119,6 +119,36 @@ class Count(BaseModel):
     count: int
 
 
+class ReplaceBody(BaseModel):
+    path: str
+    old: str
+    new: str = ""
+    expected_version: int | None = None
+    namespace: str = "user"
+
+
+class InsertBody(BaseModel):
+    path: str
+    line: int
+    text: str
+    namespace: str = "user"
+
+
+class PathBody(BaseModel):
+    path: str
+    namespace: str = "user"
+
+
+class RenameBody(BaseModel):
+    old_path: str
+    new_path: str
+    namespace: str = "user"
+
+
+class RetryBody(BaseModel):
+    dataset: str | None = None
+
+
 def create_app(memory: Memory, auth: Auth) -> FastAPI:
     app = FastAPI(title="kenning", version=__version__,
                   description="Long-term memory for AI assistants: facts with time, recall, notes, core files.")
@@ -194,9 +224,20 @@ def create_app(memory: Memory, auth: Auth) -> FastAPI:
         m.delete_fact(dataset, fact_id, **kw)
 
     @app.get("/v1/datasets/{dataset}/entities", response_model=list[Entity])
-    def entities(dataset: str, p: Principal = Depends(principal)):
+    def entities(dataset: str, type: str | None = None, p: Principal = Depends(principal)):
         m, kw = api(p)
-        return m.list_entities(dataset, **kw)
+        return m.list_entities(dataset, type=type, **kw)
+
+    @app.get("/v1/jobs/open", response_model=Count)
+    def open_jobs(p: Principal = Depends(principal)):
+        api(p)
+        return Count(count=memory.store.count_jobs(("queued", "distilling"), p.project, p.environment))
+
+    @app.post("/v1/jobs/retry_failed", response_model=Count)
+    def retry_failed(b: RetryBody, p: Principal = Depends(principal)):
+        if p.kind != "service":
+            raise PermissionDenied("retry_failed is for the service principal", "ai.admin")
+        return Count(count=memory.retry_failed(b.dataset, project=p.project, environment=p.environment))
 
     # -- messages ----------------------------------------------------------------------------
     @app.post("/v1/datasets/{dataset}/messages", response_model=Episode | None)
@@ -259,9 +300,11 @@ def create_app(memory: Memory, auth: Auth) -> FastAPI:
         return m.core.list(dataset, namespace=namespace, **kw)
 
     @app.get("/v1/datasets/{dataset}/core/render")
-    def render_core(dataset: str, p: Principal = Depends(principal)) -> dict:
+    def render_core(dataset: str, namespaces: str | None = None, max_render: int | None = None,
+                    p: Principal = Depends(principal)) -> dict:
         m, kw = api(p)
-        return {"text": m.core.render(dataset, **kw)}
+        spaces = namespaces.split(",") if namespaces else None
+        return {"text": m.core.render(dataset, spaces, max_render, **kw)}
 
     @app.get("/v1/datasets/{dataset}/core/file", response_model=CoreFile)
     def read_core(dataset: str, path: str, namespace: str = "user", p: Principal = Depends(principal)):
@@ -273,6 +316,33 @@ def create_app(memory: Memory, auth: Auth) -> FastAPI:
         m, kw = api(p, write=True)
         return m.core.write(dataset, b.path, b.text, expected_version=b.expected_version, namespace=b.namespace,
                             **kw)
+
+    @app.get("/v1/datasets/{dataset}/core/view")
+    def view_core(dataset: str, path: str = "/memories", namespace: str = "user",
+                  p: Principal = Depends(principal)) -> dict:
+        m, kw = api(p)
+        return {"text": m.core.view(dataset, path, namespace=namespace, **kw)}
+
+    @app.post("/v1/datasets/{dataset}/core/str_replace", response_model=CoreFile)
+    def replace_core(dataset: str, b: ReplaceBody, p: Principal = Depends(principal)):
+        m, kw = api(p, write=True)
+        return m.core.str_replace(dataset, b.path, b.old, b.new, expected_version=b.expected_version,
+                                  namespace=b.namespace, **kw)
+
+    @app.post("/v1/datasets/{dataset}/core/insert", response_model=CoreFile)
+    def insert_core(dataset: str, b: InsertBody, p: Principal = Depends(principal)):
+        m, kw = api(p, write=True)
+        return m.core.insert(dataset, b.path, b.line, b.text, namespace=b.namespace, **kw)
+
+    @app.post("/v1/datasets/{dataset}/core/remove", status_code=204)
+    def remove_core(dataset: str, b: PathBody, p: Principal = Depends(principal)):
+        m, kw = api(p, write=True)
+        m.core.remove(dataset, b.path, namespace=b.namespace, **kw)
+
+    @app.post("/v1/datasets/{dataset}/core/rename", status_code=204)
+    def rename_core(dataset: str, b: RenameBody, p: Principal = Depends(principal)):
+        m, kw = api(p, write=True)
+        m.core.rename(dataset, b.old_path, b.new_path, namespace=b.namespace, **kw)
 
     @app.get("/v1/datasets/{dataset}/core/history", response_model=list[CoreFileVersion])
     def core_history(dataset: str, path: str, namespace: str = "user", p: Principal = Depends(principal)):

@@ -10,6 +10,7 @@ raises :class:`~kenning.errors.DuplicateFact` when a twin slips through.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime
@@ -44,7 +45,8 @@ class Store(ABC):
     def embedding_dim(self) -> int | None: ...
 
     @abstractmethod
-    def transaction(self, scope: Scope) -> AbstractContextManager[None]: ...
+    def transaction(self, scope: Scope | None = None) -> AbstractContextManager[None]:
+        """All or nothing; ``scope`` names the dataset whose writers it serialises (None: a store-wide one)."""
 
     # -- idempotency -------------------------------------------------------------
     @abstractmethod
@@ -231,7 +233,7 @@ class Store(ABC):
     def doc_list(self, project: str, environment: str, scope_key: str, prefix: str, now: datetime) -> list[Document]: ...
 
     @abstractmethod
-    def doc_delete(self, project: str, environment: str, scope_key: str, path: str) -> bool: ...
+    def doc_delete(self, project: str, environment: str, scope_key: str, path: str, now: datetime) -> bool: ...
 
     @abstractmethod
     def doc_purge(self, now: datetime, project: str | None = None, environment: str | None = None) -> int: ...
@@ -257,3 +259,26 @@ class Store(ABC):
 
     def set_entity_vector(self, scope: Scope, entity_id: str, name: str, vector: np.ndarray) -> bool:
         return self.set_vector("entity", scope, entity_id, name, vector)
+
+    # -- export and import (kenning.transfer holds the record format) -------------------------------
+    @abstractmethod
+    def embedding_model(self) -> str | None:
+        """The name of the embedder whose vectors the store holds; None before the first."""
+
+    @abstractmethod
+    def export_rows(self, kinds: Sequence[str], project: str, environment: str, dataset: str | None,
+                    vectors: bool) -> Iterator[tuple[str, dict]]:
+        """(kind, row) of every row of ``kinds`` in the project and environment, read from one snapshot.
+
+        A row holds its placing column (``dataset``, or ``scope_key`` for documents) and the fields
+        :data:`kenning.transfer.RECORDS` names, as JSON values: times as ``timeutil.dump`` text, and with
+        ``vectors`` a ``vector`` (float32 array, or None while pending) for the kinds that have one.
+        ``dataset`` narrows the dataset tables to one dataset; documents belong to none. Order: by the
+        placing column (code point order), then insertion order, so importing rows in this order reproduces it.
+        """
+
+    @abstractmethod
+    def import_row(self, kind: str, project: str, environment: str, row: dict, vector: np.ndarray | None) -> bool:
+        """Insert one row in the form ``export_rows`` gives, exactly, unless the store already holds its key
+        (or a row that must stay unique, like a live twin): then leave the store as it is and return False.
+        Call inside ``transaction``; a row the schema refuses raises StoreError."""

@@ -15,6 +15,7 @@ import re
 import sqlite3
 import threading
 from collections import OrderedDict
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -26,6 +27,7 @@ from ..embed.base import check_vectors
 from ..errors import (ConfigError, DimensionMismatch, DocumentConflict, DuplicateFact, LeaseLost, MigrationError,
                       StoreError)
 from ..model import AddResult, CoreFile, CoreFileVersion, Document, Entity, Episode, Fact, Job, Note, Scope
+from ..transfer import RECORDS
 from .base import FactQuery, Store
 
 LIVE_NOW = ("f.invalid_at IS NULL AND f.valid_at <= :t "
@@ -209,6 +211,8 @@ VECTOR_TABLES = {  # kind -> (table, key column, the text a vector is computed f
     "note": ("notes", "note_id", "text"),
 }
 EMBED_PREFIX_CHARS = 2000  # the model reads 256 tokens; never tokenise a 100k-character text whole
+EXPORT_TABLES = {"fact": "facts", "entity": "entities", "episode": "episodes", "ingest": "ingests", "note": "notes",
+                 "core_file": "core_files", "core_file_version": "core_file_versions", "document": "documents"}
 
 
 def scope_token(project: str, environment: str, dataset: str) -> str:
@@ -838,10 +842,12 @@ class SQLiteStore(Store):
                        (project, environment, scope_key, len(prefix), prefix, timeutil.dump(now)))
         return [_document(r) for r in rows]
 
-    def doc_delete(self, project: str, environment: str, scope_key: str, path: str) -> bool:
+    def doc_delete(self, project: str, environment: str, scope_key: str, path: str, now: datetime) -> bool:
+        """Delete a live document; an expired one is already gone (purge removes its row)."""
         with self._lock:
-            cur = self._db.execute("DELETE FROM documents WHERE project=? AND environment=? AND scope_key=? AND path=?",
-                                   (project, environment, scope_key, path))
+            cur = self._db.execute("DELETE FROM documents WHERE project=? AND environment=? AND scope_key=? AND path=?"
+                                   " AND (expires_at IS NULL OR expires_at > ?)",
+                                   (project, environment, scope_key, path, timeutil.dump(now)))
             return cur.rowcount == 1
 
     def doc_purge(self, now: datetime, project: str | None = None, environment: str | None = None) -> int:
@@ -850,6 +856,54 @@ class SQLiteStore(Store):
                                    " AND (? IS NULL OR project = ?) AND (? IS NULL OR environment = ?)",
                                    (timeutil.dump(now), project, project, environment, environment))
             return cur.rowcount
+
+    # -- export and import ---------------------------------------------------------------------
+    def embedding_model(self) -> str | None:
+        row = self._q("SELECT value FROM meta WHERE key = 'embedding_model'")
+        return row[0][0] if row else None
+
+    def export_rows(self, kinds: Sequence[str], project: str, environment: str, dataset: str | None,
+                    vectors: bool) -> Iterator[tuple[str, dict]]:
+        with self._snapshot() as read:
+            for kind in kinds:
+                for r in read(*_export_query(kind, project, environment, dataset, vectors)):
+                    yield kind, _exported(kind, r)
+
+    @contextmanager
+    def _snapshot(self):
+        """A reader of one consistent state: a file gets its own read transaction (WAL lets writers go on
+        meanwhile, and rows stream); an in-memory database, which no second connection sees, is read whole."""
+        if self.path == ":memory:":
+            yield lambda sql, params: iter(self._q(sql, params))
+            return
+        db = sqlite3.connect(self.path, timeout=30.0, isolation_level=None, check_same_thread=False)
+        db.row_factory = sqlite3.Row
+        try:
+            db.execute("BEGIN")
+            yield db.execute
+        except sqlite3.Error as exc:
+            raise StoreError(f"SQLite error exporting {self.path}: {exc}") from exc
+        finally:
+            db.close()
+
+    def import_row(self, kind: str, project: str, environment: str, row: dict, vector: np.ndarray | None) -> bool:
+        self._check(vector)
+        place, fields = RECORDS[kind]
+        values = {"project": project, "environment": environment, place: row[place]}
+        values.update((f, _stored(t, row[f])) for f, t in fields.items())
+        if vector is not None:
+            values["embedding"] = _blob(vector)
+        # DO NOTHING on any uniqueness conflict: the key (or a live twin) is already there.
+        sql = (f"INSERT INTO {EXPORT_TABLES[kind]} ({', '.join(values)}) VALUES ({', '.join('?' * len(values))})"
+               " ON CONFLICT DO NOTHING")
+        with self._lock:
+            try:
+                written = self._db.execute(sql, tuple(values.values())).rowcount == 1
+            except sqlite3.Error as exc:
+                raise StoreError(f"the database refused the {kind}: {exc}") from exc
+        if place == "dataset":
+            self._bump(Scope(project, environment, row["dataset"]))
+        return written
 
     # -- pending embeddings --------------------------------------------------------------
     def pending(self, kind: str, limit: int, project: str | None = None, environment: str | None = None,
@@ -926,3 +980,38 @@ def _fact(r: sqlite3.Row) -> Fact:
         valid_at=timeutil.load(r["valid_at"]), valid_until=timeutil.load(r["valid_until"]),
         invalid_at=timeutil.load(r["invalid_at"]), superseded_by=r["superseded_by"],
         episode_id=r["episode_id"], created_at=timeutil.load(r["created_at"]))
+
+
+def _export_query(kind: str, project: str, environment: str, dataset: str | None, vectors: bool) -> tuple[str, tuple]:
+    place, fields = RECORDS[kind]
+    columns = [place, *fields] + (["embedding"] if vectors and kind in VECTOR_TABLES else [])
+    where, params = "project = ? AND environment = ?", (project, environment)
+    if dataset is not None and place == "dataset":
+        where, params = where + " AND dataset = ?", params + (dataset,)
+    return (f"SELECT {', '.join(columns)} FROM {EXPORT_TABLES[kind]} WHERE {where} ORDER BY {place}, rowid",
+            params)
+
+
+def _exported(kind: str, r: sqlite3.Row) -> dict:
+    """A stored row as JSON values: booleans and JSON columns decoded, the vector as an array."""
+    place, fields = RECORDS[kind]
+    row = {place: r[place]} | {f: _decoded(t, r[f]) for f, t in fields.items()}
+    if "embedding" in r.keys():
+        row["vector"] = None if r["embedding"] is None else np.frombuffer(r["embedding"], dtype=np.float32)
+    return row
+
+
+def _decoded(type_: str, value):
+    if value is None:
+        return None
+    if type_ == "bool":
+        return bool(value)
+    return json.loads(value) if type_ in ("list", "object") else value
+
+
+def _stored(type_: str, value):
+    if value is None:
+        return None
+    if type_ == "bool":
+        return int(value)
+    return json.dumps(value, ensure_ascii=False) if type_ in ("list", "object") else value

@@ -1,0 +1,189 @@
+"""The MCP server: one dataset's memory as tools for any MCP client, over stdio or streamable HTTP.
+
+    kenning mcp --dataset sam                          # stdio (Claude Desktop, Claude Code, …)
+    kenning mcp --dataset sam --http --port 8421       # streamable HTTP at http://127.0.0.1:8421/mcp
+
+Tools: ``memory`` (Anthropic's memory tool on the dataset's core files),
+``recall``, ``remember``, ``forget`` and ``list_facts``.
+
+A thin front end, like the CLI and the HTTP API: each tool is one call of a
+:class:`kenning.Memory` method on the dataset the server was started for (the
+client never chooses it), and a :class:`~kenning.errors.KenningError` becomes an
+``is_error`` result carrying the library's message. ``memory`` answers with the
+memory tool's texts byte for byte, its failures included (``MemoryToolError.text``).
+The other tools return structured content (with an output schema) and the same
+data as JSON text, for clients that read only text.
+
+Built on the official ``mcp`` SDK, 2.x (``MCPServer``, which 1.x called ``FastMCP``).
+"""
+import json
+import os
+import sys
+from typing import Annotated, Literal
+
+from mcp.server.mcpserver import MCPServer
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import BaseModel, Field
+
+from . import __version__
+from .errors import KenningError, MemoryToolError, NotFound
+from .memory import Memory
+from .model import FactPage, Note
+from .notes import check_namespace
+
+COMMANDS = ("view", "create", "str_replace", "insert", "delete", "rename")
+DEFAULT_PORT = 8421
+INSTRUCTIONS = """\
+Long-term memory about the user you are talking with.
+- recall: before answering, look up what you know that bears on the message (facts, notes, earlier messages).
+- remember: save something worth keeping, in a sentence that stands on its own.
+- forget: drop a note or a fact by the id that recall, remember or list_facts gave you.
+- list_facts: what is known about the user now, or as of a past time.
+- memory: your own memory directory /memories (view, create, str_replace, insert, delete, rename);
+  view /memories at the start of a task."""
+
+
+class RecalledItem(BaseModel):
+    kind: Literal["fact", "note", "message"]
+    id: str = Field(description="fact_id, note_id or message_id; forget takes a fact's or a note's")
+    text: str
+    score: float = Field(description="fused rank score; higher ranks first")
+    episode_id: str | None = Field(None, description="for a fact: the message it was learned from")
+
+
+class Recalled(BaseModel):
+    context: str = Field(description="the ranked memories rendered as a block for the prompt")
+    items: list[RecalledItem] = Field(description="everything recalled, best first")
+
+
+class Forgotten(BaseModel):
+    id: str
+    kind: Literal["note", "fact"]
+
+
+def _ok(value: BaseModel) -> CallToolResult:
+    data = value.model_dump(mode="json")
+    return CallToolResult(content=[TextContent(type="text", text=json.dumps(data, ensure_ascii=False))],
+                          structured_content=data)
+
+
+def _error(text: str) -> CallToolResult:
+    return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
+
+
+def build_server(memory: Memory, dataset: str, namespace: str = "user", *, project: str | None = None,
+                 environment: str | None = None) -> MCPServer:
+    """An MCP server whose tools read and write ``dataset`` of ``memory`` (core files and notes in ``namespace``)."""
+    memory._scope(dataset, project, environment)  # a bad name fails here, not on the first tool call
+    check_namespace(namespace)
+    where = {"project": project, "environment": environment}
+    server = MCPServer("kenning", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING")
+    readonly = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
+
+    @server.tool(name="memory", annotations=ToolAnnotations(destructive_hint=True, open_world_hint=False))
+    def memory_tool(
+        command: Annotated[str, Field(description="the memory command",
+                                      json_schema_extra={"enum": list(COMMANDS)})],
+        path: Annotated[str | None, Field(description="a path under /memories (view, create, str_replace, "
+                                                      "insert, delete)")] = None,
+        file_text: Annotated[str | None, Field(description="create: the file's content")] = None,
+        old_str: Annotated[str | None, Field(description="str_replace: text that appears exactly once")] = None,
+        new_str: Annotated[str | None, Field(description="str_replace: its replacement")] = None,
+        insert_line: Annotated[int | None, Field(description="insert: the line to insert after (0: at the top)")] = None,
+        insert_text: Annotated[str | None, Field(description="insert: the text to insert")] = None,
+        old_path: Annotated[str | None, Field(description="rename: the current path")] = None,
+        new_path: Annotated[str | None, Field(description="rename: the new path")] = None,
+        view_range: Annotated[list[int] | None, Field(description="view: [first line, last line]; -1 for the "
+                                                                  "end")] = None,
+    ) -> CallToolResult:
+        """Your memory directory /memories: view, create, str_replace, insert, delete and rename files, as with
+        Claude's memory tool. Files persist across conversations."""
+        args = {"path": path, "file_text": file_text, "old_str": old_str, "new_str": new_str,
+                "insert_line": insert_line, "insert_text": insert_text, "old_path": old_path,
+                "new_path": new_path, "view_range": view_range}
+        call = {"command": command, **{k: v for k, v in args.items() if v is not None}}
+        try:
+            text = memory.memory_tool(dataset, call, namespace, **where)
+        except MemoryToolError as exc:
+            return _error(exc.text)
+        except KenningError as exc:
+            return _error(f"Error: {exc}")
+        return CallToolResult(content=[TextContent(type="text", text=text)])
+
+    @server.tool(annotations=readonly)
+    def recall(query: Annotated[str, Field(description="the question or the user's message")],
+               limit: Annotated[int, Field(ge=1, le=100, description="at most this many items")] = 10,
+               ) -> Annotated[CallToolResult, Recalled]:
+        """What is remembered about the user that bears on the query: a context block ready for the prompt and
+        the ranked facts, notes and messages behind it."""
+        try:
+            res = memory.recall(query, dataset, limit, **where)
+        except KenningError as exc:
+            return _error(str(exc))
+        items = [RecalledItem(kind=i.kind, id=i.id, text=i.text, score=i.score,
+                              episode_id=i.episode_id if i.kind == "fact" else None) for i in res.items]
+        return _ok(Recalled(context=res.context, items=items))
+
+    @server.tool(annotations=ToolAnnotations(destructive_hint=False, idempotent_hint=True, open_world_hint=False))
+    def remember(text: Annotated[str, Field(description="what to keep, as a sentence that stands on its own")],
+                 ) -> Annotated[CallToolResult, Note]:
+        """Save a note to long-term memory; saving a text already kept returns that note."""
+        try:
+            return _ok(memory.notes.save(dataset, text, namespace, **where))
+        except KenningError as exc:
+            return _error(str(exc))
+
+    @server.tool(annotations=ToolAnnotations(destructive_hint=True, idempotent_hint=True, open_world_hint=False))
+    def forget(id: Annotated[str, Field(description="a note_id or a fact_id")]) -> Annotated[CallToolResult, Forgotten]:
+        """Forget a note, or delete a fact, by its id. Both leave every search but stay in the history."""
+        try:
+            try:
+                memory.notes.forget(dataset, id, **where)
+                return _ok(Forgotten(id=id, kind="note"))
+            except NotFound:
+                memory.delete_fact(dataset, id, **where)
+                return _ok(Forgotten(id=id, kind="fact"))
+        except NotFound:
+            return _error(f"no note or fact {id!r} in this memory; take the id from recall, remember or list_facts")
+        except KenningError as exc:
+            return _error(str(exc))
+
+    @server.tool(annotations=readonly)
+    def list_facts(as_of: Annotated[str | None, Field(description="ISO 8601 time: the facts live then")] = None,
+                   include_invalidated: Annotated[bool, Field(description="also superseded, ended and deleted "
+                                                                         "facts: the whole history")] = False,
+                   q: Annotated[str | None, Field(description="keyword filter")] = None,
+                   limit: Annotated[int, Field(ge=1, le=100)] = 50,
+                   offset: Annotated[int, Field(ge=0)] = 0) -> Annotated[CallToolResult, FactPage]:
+        """The facts known about the user, oldest first: live now, live at a past time, or the whole history."""
+        try:
+            return _ok(memory.list_facts(dataset, q=q, limit=limit, offset=offset,
+                                          include_invalidated=include_invalidated, as_of=as_of, **where))
+        except KenningError as exc:
+            return _error(str(exc))
+
+    return server
+
+
+def cmd_mcp(args) -> int:
+    """``kenning mcp``: serve one dataset until the client hangs up (stdio) or SIGINT/SIGTERM (HTTP)."""
+    dataset = args.dataset or os.environ.get("KENNING_DATASET") or "default"
+    mem = Memory(args.db)
+    try:
+        server = build_server(mem, dataset)
+        where = getattr(mem.store, "path", args.db)
+        if not args.http:
+            print(f"kenning mcp: dataset {dataset!r} in {where}, over stdio", file=sys.stderr, flush=True)
+            server.run("stdio")
+            return 0
+        print(f"kenning mcp: dataset {dataset!r} in {where}, streamable HTTP at "
+              f"http://{args.host}:{args.port}/mcp", file=sys.stderr, flush=True)
+        if args.host not in ("127.0.0.1", "localhost", "::1"):
+            print("kenning mcp: warning: the MCP endpoint has no authentication; anyone who can reach "
+                  f"{args.host}:{args.port} reads and writes this dataset", file=sys.stderr, flush=True)
+        server.run("streamable-http", host=args.host, port=args.port)
+        return 0
+    except KeyboardInterrupt:
+        return 0
+    finally:
+        mem.close()

@@ -1,0 +1,266 @@
+"""Export and import: a tenant's memory as JSON lines, and back, without losing anything.
+
+An export is a header line, then one record per stored row: every fact (superseded,
+deleted and future ones too), entity (with its aliases), message (episode, with the
+context and text its vector reads), idempotency record (ingest of a ``client_ref``),
+note (forgotten ones too), core file and every version of its history, and document
+(with its version and expiry, expired ones too)::
+
+    {"kind": "kenning-export", "version": 1, "embedding_model": "…", "dim": 384, "vectors": false}
+    {"kind": "fact", "project": "app", "environment": "default", "dataset": "sam", "fact_id": "…", …}
+
+A record holds the row's stored fields under their stored names (a fact's own ``kind``
+travels as ``fact_kind``), times as the fixed-width UTC text the stores sort by, so exporting an imported store gives the same
+lines again. Vectors travel only when asked for (``"vector"``: base64 of float32);
+without them imported rows are pending and ``embed_pending()`` computes them.
+
+Import is one transaction: a malformed line raises :class:`~kenning.errors.InputError`
+naming it and nothing is written. A row whose key the store already holds is kept as it
+is and counted as skipped, so importing the same export twice changes nothing. This
+module is I/O free apart from the :class:`~kenning.store.base.Store` calls.
+"""
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import math
+import re
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING, NamedTuple
+
+import numpy as np
+
+from . import timeutil
+from .documents import _check as check_document_key
+from .errors import DimensionMismatch, EmbeddingError, InputError, KenningError, StoreError
+from .notes import ORG_DATASET, check_namespace
+
+if TYPE_CHECKING:
+    from .store.base import Store
+
+HEADER_KIND = "kenning-export"
+VERSION = 1
+NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,127}$")  # Memory's rule for project, environment, dataset
+
+S, S_, I, F, B, T, T_, L, O = "str", "str?", "int", "float", "bool", "time", "time?", "list", "object"
+# kind -> (the column that places the row in its project, {stored field: type}), in export order.
+RECORDS: dict[str, tuple[str, dict[str, str]]] = {
+    "fact": ("dataset", {
+        "fact_id": S, "subject": S, "predicate": S, "object": S, "object_is_entity": B, "entity_id": S_,
+        "entity_type": S_, "text": S, "kind": S, "confidence": F, "source_quote": S, "valid_at": T,
+        "valid_until": T_, "invalid_at": T_, "superseded_by": S_, "episode_id": S_, "created_at": T,
+        "embed_text": S}),
+    "entity": ("dataset", {"entity_id": S, "name": S, "type": S, "aliases": L, "created_at": T}),
+    "episode": ("dataset", {"episode_id": S, "role": S, "chat": S_, "content": S, "context": S, "embed_text": S_,
+                            "at": T, "created_at": T}),
+    "ingest": ("dataset", {"client_ref": S, "receipt": O, "created_at": T}),
+    "note": ("dataset", {"note_id": S, "namespace": S, "text": S, "created_at": T, "forgotten_at": T_,
+                         "superseded_by": S_}),
+    "core_file_version": ("dataset", {"namespace": S, "path": S, "version": I, "content": S_, "op": S, "at": T}),
+    "core_file": ("dataset", {"namespace": S, "path": S, "content": S, "version": I, "created_at": T,
+                              "updated_at": T}),
+    "document": ("scope_key", {"path": S, "text": S, "version": I, "expires_at": T_, "created_at": T,
+                               "updated_at": T}),
+}
+KINDS = tuple(RECORDS)
+RENAMED = {"kind": "fact_kind"}  # stored name -> record name, where a stored name is one a record uses itself
+VECTOR_KINDS = ("fact", "entity", "episode", "note")  # the rows that have an embedding
+
+
+class Record(NamedTuple):
+    kind: str
+    project: str
+    environment: str
+    row: dict            # the placing column and the stored fields, checked
+    vector: np.ndarray | None
+
+
+# -- export ---------------------------------------------------------------------------------
+
+def check_scope(project: str, environment: str, dataset: str | None) -> None:
+    """The names an export or import may address; the organization's dataset included."""
+    for field, value in (("project", project), ("environment", environment), ("dataset", dataset)):
+        if field == "dataset" and value in (None, ORG_DATASET):
+            continue
+        if not isinstance(value, str) or not NAME.match(value):
+            raise InputError(f"{field} {value!r} is not a valid name: use 1-128 letters, digits and _ . : @ - "
+                             "(starting with a letter or digit)")
+
+
+def export_lines(store: "Store", project: str, environment: str, dataset: str | None,
+                 vectors: bool) -> Iterator[str]:
+    """The header, then every row of the dataset (or of all, documents included) as JSON lines."""
+    vectors = vectors and store.embedding_dim() is not None  # a store that never embedded has none to carry
+    yield _line({"kind": HEADER_KIND, "version": VERSION, "embedding_model": store.embedding_model(),
+                 "dim": store.embedding_dim(), "vectors": vectors})
+    kinds = KINDS if dataset is None else tuple(k for k in KINDS if k != "document")  # documents have no dataset
+    for kind, row in store.export_rows(kinds, project, environment, dataset, vectors):
+        yield _line(_record(kind, project, environment, row, vectors))
+
+
+def _record(kind: str, project: str, environment: str, row: dict, vectors: bool) -> dict:
+    place, fields = RECORDS[kind]
+    record = {"kind": kind, "project": project, "environment": environment, place: row[place]}
+    record.update((RENAMED.get(field, field), row[field]) for field in fields)
+    if vectors and kind in VECTOR_KINDS:
+        vector = row.get("vector")
+        record["vector"] = None if vector is None else base64.b64encode(
+            np.asarray(vector, dtype="<f4").tobytes()).decode("ascii")
+    return record
+
+
+def _line(obj: dict) -> str:
+    # ASCII only: U+2028 and friends stay escaped, so any line splitter reads the lines back.
+    return json.dumps(obj, separators=(",", ":")) + "\n"
+
+
+# -- import ---------------------------------------------------------------------------------
+
+def import_lines(store: "Store", lines: Iterable[str]) -> tuple[dict[str, int], set[tuple[str, str]]]:
+    """Write every record in one transaction; (counts per kind and ``skipped``, the (project,
+    environment) pairs written to)."""
+    numbered = ((n, line.strip()) for n, line in enumerate(lines, start=1))
+    numbered = ((n, line) for n, line in numbered if line)
+    counts = dict.fromkeys(KINDS, 0) | {"skipped": 0}
+    tenants: set[tuple[str, str]] = set()
+    try:
+        first = next(numbered, None)
+        if first is None:
+            raise InputError("the export is empty: its first line must be the kenning-export header")
+        header = read_header(*first)
+        with store.transaction(None):
+            _adopt_vectors(store, header)
+            for number, line in numbered:
+                record = read_record(number, line, header)
+                wrote = _write(store, number, record)
+                counts[record.kind if wrote else "skipped"] += 1
+                tenants.add((record.project, record.environment))
+    except InputError as exc:
+        raise InputError(f"{exc}; nothing was imported") from exc
+    return counts, tenants
+
+
+def _write(store: "Store", number: int, record: Record) -> bool:
+    try:
+        return store.import_row(record.kind, record.project, record.environment, record.row, record.vector)
+    except (StoreError, EmbeddingError) as exc:
+        raise InputError(f"line {number}: {record.kind}: {exc}") from exc
+
+
+def _adopt_vectors(store: "Store", header: dict) -> None:
+    """Carried vectors must be the target's kind: same dimension, same model (a store without one adopts it)."""
+    if not header["vectors"]:
+        return
+    dim, model = store.embedding_dim(), store.embedding_model()
+    if dim is None:
+        store.check_embedding_model(header["embedding_model"], header["dim"])
+        return
+    fix = "export again without --vectors (include_vectors=False) and import with --embed"
+    if dim != header["dim"]:
+        raise DimensionMismatch(f"the export carries {header['dim']}-dimensional vectors from "
+                                f"{header['embedding_model']}, this store holds {dim}-dimensional ones from "
+                                f"{model}; {fix}")
+    if model != header["embedding_model"]:
+        raise EmbeddingError(f"the export carries vectors from {header['embedding_model']}, this store holds "
+                             f"vectors from {model}; {fix}")
+
+
+def _parse(number: int, line: str) -> dict:
+    try:
+        obj = json.loads(line)
+    except ValueError as exc:
+        raise InputError(f"line {number}: not JSON ({exc})") from None
+    if not isinstance(obj, dict):
+        raise InputError(f"line {number}: expected a JSON object")
+    return obj
+
+
+def read_header(number: int, line: str) -> dict:
+    header = _parse(number, line)
+    if header.get("kind") != HEADER_KIND:
+        raise InputError(f"line {number}: the first line must be the {HEADER_KIND} header; is this a kenning export?")
+    if header.get("version") != VERSION:
+        raise InputError(f"line {number}: export version {header.get('version')!r} is not one this kenning reads "
+                         f"({VERSION}); import it with the kenning that wrote it, or a newer one")
+    model, dim, vectors = header.get("embedding_model"), header.get("dim"), header.get("vectors", False)
+    if not isinstance(vectors, bool) or not (model is None or isinstance(model, str)) or not (
+            dim is None or (isinstance(dim, int) and not isinstance(dim, bool) and dim > 0)):
+        raise InputError(f"line {number}: the header's embedding_model, dim or vectors is malformed")
+    if vectors and (model is None or dim is None):
+        raise InputError(f"line {number}: the header says vectors travel but names no embedding_model and dim")
+    return {"embedding_model": model, "dim": dim, "vectors": vectors}
+
+
+def read_record(number: int, line: str, header: dict) -> Record:
+    """One record, checked field by field; InputError naming the line otherwise."""
+    obj = _parse(number, line)
+    kind = obj.get("kind")
+    if kind not in RECORDS:
+        raise InputError(f"line {number}: unknown kind {kind!r}; expected one of {', '.join(KINDS)}")
+    place, fields = RECORDS[kind]
+    carries = header["vectors"] and kind in VECTOR_KINDS
+    named = {RENAMED.get(f, f): f for f in fields}  # record name -> stored name
+    expected = {"kind", "project", "environment", place, *named} | ({"vector"} if carries else set())
+    if set(obj) != expected:
+        missing, extra = sorted(expected - set(obj)), sorted(set(obj) - expected)
+        raise InputError(f"line {number}: {kind} record " + "; ".join(
+            part for part in (f"lacks {', '.join(missing)}" if missing else "",
+                              f"has unknown {', '.join(extra)}" if extra else "") if part))
+    try:
+        check_scope(obj["project"], obj["environment"], obj[place] if place == "dataset" else None)
+        row = {place: _key(place, obj[place])} | {f: _value(n, fields[f], obj[n]) for n, f in named.items()}
+        _check_names(kind, row)
+        vector = _vector(obj["vector"], header["dim"]) if carries else None
+    except KenningError as exc:
+        raise InputError(f"line {number}: {kind}: {exc}") from None
+    return Record(kind, obj["project"], obj["environment"], row, vector)
+
+
+def _key(place: str, value) -> str:
+    if place == "scope_key":
+        return check_document_key("scope_key", value)
+    return value
+
+
+def _check_names(kind: str, row: dict) -> None:
+    if "namespace" in row:
+        check_namespace(row["namespace"])
+    if kind == "document":
+        check_document_key("path", row["path"])
+
+
+def _value(field: str, type_: str, value):
+    """The value if it has the field's type; times in their stored form."""
+    if value is None and type_.endswith("?"):
+        return None
+    base = type_.rstrip("?")
+    ok = {"str": isinstance(value, str), "bool": isinstance(value, bool), "object": isinstance(value, dict),
+          "int": isinstance(value, int) and not isinstance(value, bool),
+          "float": isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value),
+          "list": isinstance(value, list) and all(isinstance(v, str) for v in value),
+          "time": isinstance(value, str)}[base]
+    if not ok:
+        raise InputError(f"{field} must be {_WORDS[type_]}, not {value!r}")
+    if base == "time":
+        return timeutil.dump(timeutil.to_utc(value, field=field))
+    return float(value) if base == "float" else value
+
+
+_WORDS = {S: "a string", S_: "a string or null", I: "an integer", F: "a finite number", B: "true or false",
+          T: "an ISO 8601 time", T_: "an ISO 8601 time or null", L: "a list of strings", O: "a JSON object"}
+
+
+def _vector(value, dim: int) -> np.ndarray | None:
+    if value is None:
+        return None
+    try:
+        raw = base64.b64decode(value, validate=True) if isinstance(value, str) else b""
+    except (binascii.Error, ValueError):
+        raw = b""
+    if len(raw) != 4 * dim:
+        raise InputError(f"vector must be base64 of {dim} float32 values (the header's dim)")
+    vector = np.frombuffer(raw, dtype="<f4").astype(np.float32)
+    if not np.all(np.isfinite(vector)):
+        raise InputError("vector holds NaN or infinity")
+    return vector

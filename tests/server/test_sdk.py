@@ -1,0 +1,120 @@
+"""The Python SDK over HTTP: parity with the library, the conformance scenarios, errors, async."""
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import inspect
+import json
+import uuid
+from pathlib import Path
+
+import pytest
+
+from kenning import Memory, MemoryToolError, NotFound, PermissionDenied
+from kenning.client import AsyncMemory, RemoteMemory
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+PARTS = ("messages", "notes", "core", "documents")
+
+
+def _public(obj) -> dict[str, list]:
+    """Public methods and their parameters (names, kinds, defaults, annotations); returns differ by
+    design (the builder returns a Call, the client what the server answered)."""
+    return {name: list(inspect.signature(getattr(obj, name)).parameters.values()) for name in dir(obj)
+            if not name.startswith("_") and callable(getattr(obj, name))}
+
+
+def test_parity_every_public_method_with_the_same_signature():
+    local = Memory(":memory:")
+    remote = RemoteMemory("http://127.0.0.1:9")
+    aremote = AsyncMemory("http://127.0.0.1:9")
+    skip = {"close", "as_user", "flush"}  # lifecycle: same names, transport-specific bodies
+    for other in (remote, aremote):
+        mine, theirs = _public(local), _public(other)
+        for name, sig in mine.items():
+            if name in skip or name in ("export", "import_"):
+                continue
+            assert name in theirs, f"{type(other).__name__} lacks {name}"
+            assert theirs[name] == sig, f"{name}: {theirs[name]} != {sig}"
+        for part in PARTS:
+            mine_p, theirs_p = _public(getattr(local, part)), _public(getattr(other, part))
+            for name, sig in mine_p.items():
+                assert name in theirs_p, f"{type(other).__name__}.{part} lacks {name}"
+                assert theirs_p[name] == sig, f"{part}.{name}: {theirs_p[name]} != {sig}"
+        for name in ("flush", "as_user"):
+            assert name in theirs
+    local.close()
+
+
+def test_memory_with_an_http_url_is_the_sdk(dev_server):
+    mem = Memory(dev_server.url)
+    assert isinstance(mem, RemoteMemory)
+    r = mem.add("I live in Berlin.", "sam")
+    assert r.status == "stored" and mem.list_facts("sam").facts[0].object == "berlin"
+    mem.close()
+
+
+def _scenarios():
+    spec = importlib.util.spec_from_file_location("check_scenarios", DATA / "check_scenarios.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    scenarios = [json.loads(line) for line in (DATA / "scenarios-dev.jsonl").read_text().splitlines() if line]
+    return module, scenarios
+
+
+def test_all_scenarios_pass_through_the_sdk(dev_server):
+    """The conformance scenarios of the library, through a real server on loopback."""
+    module, scenarios = _scenarios()
+    mem = Memory(dev_server.url)
+    failures = []
+    for scenario in scenarios:
+        try:
+            module.run_scenario(mem, scenario, f"{scenario['id']}-{uuid.uuid4().hex[:6]}")
+        except module.Failure as exc:
+            failures.append(f"{scenario['id']}: {exc}")
+    mem.close()
+    assert not failures, failures
+
+
+def test_errors_come_back_as_library_types(dev_server):
+    mem = Memory(dev_server.url)
+    with pytest.raises(NotFound):
+        mem.delete_fact("sam", "f_nope")
+    with pytest.raises(MemoryToolError) as info:
+        mem.memory_tool("sam", {"command": "view", "path": "/memories/none.md"})
+    assert info.value.text == "The path /memories/none.md does not exist. Please provide a valid path."
+    mem.close()
+
+
+def test_sdk_as_user_and_documents_and_core(keyed_server):
+    svc = RemoteMemory(keyed_server.url, keyed_server.keys["service"])
+    svc.add("I live in Berlin.", "sam")
+    doc = svc.documents.write("run1", "a/b.md", "x")
+    assert svc.documents.read("run1", "a/b.md").version == doc.version == 1
+    svc.core.write("sam", "/memories/p.md", "hello world")
+    assert svc.core.str_replace("sam", "/memories/p.md", "world", "there").content == "hello there"
+    alex = svc.as_user("alex")
+    alex.add("I live in Oslo.", "alex")
+    assert [f.object for f in alex.list_facts("alex").facts] == ["oslo"]
+    with pytest.raises(PermissionDenied):
+        alex.list_facts("sam")
+    with pytest.raises(PermissionDenied):
+        alex.documents.read("run1", "a/b.md")
+    svc.close()
+    alex.close()
+
+
+def test_async_client(dev_server):
+    async def go():
+        async with AsyncMemory(dev_server.url) as mem:
+            r = await mem.add("I love ramen.", "sam")
+            assert r.status == "stored"
+            res = await mem.recall("What food does the user like?", "sam")
+            assert res.facts[0].object == "ramen"
+            t = await mem.add_turn("sam", "user", "I live in Porto.")
+            await mem.flush(timeout=30)
+            s = await mem.status(t.request_id)
+            assert s.processing_status == "done"
+            note = await mem.notes.save("sam", "Prefers short answers")
+            assert (await mem.notes.list("sam"))[0].note_id == note.note_id
+    asyncio.run(go())

@@ -1,0 +1,230 @@
+"""The MCP server as clients meet it: `kenning mcp` in a subprocess, driven by the MCP SDK's own client.
+
+The store is a SQLite file the test writes through the library first, so the
+server sees what another process wrote (facts need the write pipeline, which
+the tools do not expose).
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+from kenning import Memory, cli
+from kenning.core_files import TEXTS
+
+TOOLS = {"memory", "recall", "remember", "forget", "list_facts"}
+
+
+def _server_args(db, *more: str) -> list[str]:
+    return ["-m", "kenning.cli", "--db", str(db), "mcp", "--dataset", "sam", *more]
+
+
+def _env(tmp_path) -> dict[str, str]:
+    return {"KENNING_HOME": str(tmp_path / "server-home")}
+
+
+def over_stdio(db, tmp_path, session) -> object:
+    """Start `kenning mcp` over stdio, run ``session(client)``, hang up; return what it returned."""
+    params = StdioServerParameters(command=sys.executable, args=_server_args(db), env=_env(tmp_path))
+
+    async def main():
+        with open(tmp_path / "mcp-stderr.log", "w") as errlog:
+            async with Client(stdio_client(params, errlog=errlog), read_timeout_seconds=30) as client:
+                return await session(client)
+
+    return asyncio.run(main())
+
+
+def text(result) -> str:
+    assert len(result.content) == 1 and result.content[0].type == "text"
+    return result.content[0].text
+
+
+@pytest.fixture
+def db(db_path, local_embedder):
+    """A store file with one user fact in dataset 'sam' (and one in another dataset the server must not show)."""
+    with Memory(str(db_path)) as mem:
+        mem.add("I live in Berlin.", dataset="sam", at="2026-01-10T09:00:00Z")
+        mem.add("I live in Oslo.", dataset="someone-else")
+    return db_path
+
+
+def test_memory_tool_over_stdio(db, tmp_path):
+    async def session(client):
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+        created = await client.call_tool("memory", {"command": "create", "path": "/memories/prefs.md",
+                                                    "file_text": "- coffee: black\n- tea: none"})
+        viewed = await client.call_tool("memory", {"command": "view", "path": "/memories/prefs.md"})
+        edited = await client.call_tool("memory", {"command": "str_replace", "path": "/memories/prefs.md",
+                                                   "old_str": "tea: none", "new_str": "tea: green"})
+        inserted = await client.call_tool("memory", {"command": "insert", "path": "/memories/prefs.md",
+                                                     "insert_line": 0, "insert_text": "# Preferences"})
+        ranged = await client.call_tool("memory", {"command": "view", "path": "/memories/prefs.md",
+                                                   "view_range": [1, 2]})
+        renamed = await client.call_tool("memory", {"command": "rename", "old_path": "/memories/prefs.md",
+                                                    "new_path": "/memories/user/prefs.md"})
+        listing = await client.call_tool("memory", {"command": "view", "path": "/memories"})
+        outside = await client.call_tool("memory", {"command": "view", "path": "/etc/passwd"})
+        traversal = await client.call_tool("memory", {"command": "create", "path": "/memories/../x.md",
+                                                      "file_text": "x"})
+        missing = await client.call_tool("memory", {"command": "delete", "path": "/memories/nope.md"})
+        unknown = await client.call_tool("memory", {"command": "shred", "path": "/memories"})
+        deleted = await client.call_tool("memory", {"command": "delete", "path": "/memories/user"})
+        return (tools, created, viewed, edited, inserted, ranged, renamed, listing, outside, traversal, missing,
+                unknown, deleted)
+
+    (tools, created, viewed, edited, inserted, ranged, renamed, listing, outside, traversal, missing, unknown,
+     deleted) = over_stdio(db, tmp_path, session)
+
+    assert set(tools) == TOOLS
+    props = tools["memory"].input_schema["properties"]
+    assert set(props) == {"command", "path", "file_text", "old_str", "new_str", "insert_line", "insert_text",
+                          "old_path", "new_path", "view_range"}
+    assert tools["memory"].input_schema["required"] == ["command"]
+    assert props["command"]["enum"] == ["view", "create", "str_replace", "insert", "delete", "rename"]
+
+    assert not created.is_error and text(created) == "File created successfully at: /memories/prefs.md"
+    assert text(viewed) == ("Here's the content of /memories/prefs.md with line numbers:\n"
+                            "     1\t- coffee: black\n     2\t- tea: none")
+    assert text(edited).startswith(TEXTS["edited"].format(path="/memories/prefs.md"))
+    assert "     2\t- tea: green" in text(edited)
+    assert text(inserted) == "The file /memories/prefs.md has been edited."
+    assert text(ranged).endswith("     1\t# Preferences\n     2\t- coffee: black")
+    assert text(renamed) == "Successfully renamed /memories/prefs.md to /memories/user/prefs.md"
+    assert text(listing).startswith(TEXTS["dir"].format(path="/memories"))
+    assert "/memories/user/prefs.md" in text(listing)
+    # Failures are error results with kenning's exact memory tool texts.
+    assert outside.is_error and text(outside) == TEXTS["outside"].format(path="/etc/passwd")
+    assert traversal.is_error and text(traversal) == TEXTS["outside"].format(path="/memories/../x.md")
+    assert missing.is_error and text(missing) == "Error: The path /memories/nope.md does not exist"
+    assert unknown.is_error and text(unknown) == TEXTS["bad_command"].format(command="shred")
+    assert not deleted.is_error and text(deleted) == "Successfully deleted /memories/user"
+
+    with Memory(str(db)) as mem:  # the server wrote to the dataset it was started for, in the store file
+        assert mem.core.list("sam") == []
+        assert [v.op for v in mem.core.history("sam", "/memories/prefs.md")][:2] == ["create", "str_replace"]
+
+
+def test_remember_recall_forget_over_stdio(db, tmp_path):
+    async def session(client):
+        saved = await client.call_tool("remember", {"text": "Works in the Lisbon office on Tuesdays."})
+        again = await client.call_tool("remember", {"text": "Works in the Lisbon office on Tuesdays."})
+        found = await client.call_tool("recall", {"query": "Which office does the user work in?", "limit": 5})
+        note_id = saved.structured_content["note_id"]
+        forgot = await client.call_tool("forget", {"id": note_id})
+        after = await client.call_tool("recall", {"query": "Which office does the user work in?"})
+        unknown = await client.call_tool("forget", {"id": "n_nothing"})
+        empty = await client.call_tool("recall", {"query": "   "})
+        return saved, again, found, forgot, after, unknown, empty
+
+    saved, again, found, forgot, after, unknown, empty = over_stdio(db, tmp_path, session)
+
+    note = saved.structured_content
+    assert not saved.is_error and note["text"] == "Works in the Lisbon office on Tuesdays."
+    assert note["note_id"].startswith("n_") and note["namespace"] == "user"
+    assert json.loads(text(saved)) == note                      # the same data as text, for text-only clients
+    assert again.structured_content["note_id"] == note["note_id"]  # saving it twice keeps one note
+
+    recalled = found.structured_content
+    assert set(recalled) == {"context", "items"}
+    assert "Lisbon office" in recalled["context"]
+    notes = [i for i in recalled["items"] if i["kind"] == "note"]
+    assert notes and notes[0]["id"] == note["note_id"]
+    scores = [i["score"] for i in recalled["items"]]
+    assert scores == sorted(scores, reverse=True)
+
+    assert forgot.structured_content == {"id": note["note_id"], "kind": "note"}
+    assert all(i["id"] != note["note_id"] for i in after.structured_content["items"])
+    assert unknown.is_error and "n_nothing" in text(unknown)
+    assert empty.is_error and text(empty) == "query is empty; pass the question or the user's message"
+
+
+def test_list_facts_over_stdio(db, tmp_path):
+    async def session(client):
+        live = await client.call_tool("list_facts", {})
+        before = await client.call_tool("list_facts", {"as_of": "2026-01-01T00:00:00Z"})
+        fact_id = live.structured_content["facts"][0]["fact_id"]
+        recalled = await client.call_tool("recall", {"query": "Where does the user live?"})
+        forgot = await client.call_tool("forget", {"id": fact_id})
+        gone = await client.call_tool("list_facts", {})
+        history = await client.call_tool("list_facts", {"include_invalidated": True})
+        bad_time = await client.call_tool("list_facts", {"as_of": "the day before yesterday"})
+        return live, before, recalled, forgot, gone, history, bad_time
+
+    live, before, recalled, forgot, gone, history, bad_time = over_stdio(db, tmp_path, session)
+
+    page = live.structured_content
+    assert page["total"] == 1                      # only dataset 'sam'; the other dataset's fact stays out
+    fact = page["facts"][0]
+    assert (fact["predicate"], fact["object"]) == ("lives in", "berlin")
+    assert fact["valid_at"].startswith("2026-01-10")
+    assert before.structured_content["total"] == 0  # not yet true on 1 January
+    assert "lives in: berlin" in recalled.structured_content["context"]
+    item = next(i for i in recalled.structured_content["items"] if i["kind"] == "fact")
+    assert item["id"] == fact["fact_id"] and item["episode_id"] == fact["episode_id"]
+    assert forgot.structured_content == {"id": fact["fact_id"], "kind": "fact"}
+    assert gone.structured_content["total"] == 0
+    kept = history.structured_content["facts"]
+    assert [f["fact_id"] for f in kept] == [fact["fact_id"]] and kept[0]["invalid_at"] is not None
+    assert bad_time.is_error and "as_of" in text(bad_time)
+
+
+def test_streamable_http(db, tmp_path):
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {**os.environ, **_env(tmp_path)}
+    with open(tmp_path / "mcp-http.log", "w") as log:
+        proc = subprocess.Popen([sys.executable, *_server_args(db, "--http", "--port", str(port))],
+                                env=env, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            assert proc.poll() is None, (tmp_path / "mcp-http.log").read_text()
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "the HTTP server did not start"
+                time.sleep(0.05)
+
+        async def main():
+            async with Client(f"http://127.0.0.1:{port}/mcp", read_timeout_seconds=30) as client:
+                names = {t.name for t in (await client.list_tools()).tools}
+                created = await client.call_tool("memory", {"command": "create", "path": "/memories/a.md",
+                                                            "file_text": "over http"})
+                viewed = await client.call_tool("memory", {"command": "view", "path": "/memories/a.md"})
+                bad = await client.call_tool("memory", {"command": "view", "path": "/memories/../../etc"})
+                facts = await client.call_tool("list_facts", {})
+                return names, created, viewed, bad, facts
+
+        names, created, viewed, bad, facts = asyncio.run(main())
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+    assert names == TOOLS
+    assert text(created) == "File created successfully at: /memories/a.md"
+    assert text(viewed).endswith("     1\tover http")
+    assert bad.is_error and text(bad) == TEXTS["outside"].format(path="/memories/../../etc")
+    assert facts.structured_content["total"] == 1
+
+
+def test_bad_dataset_fails_before_serving(db, capsys):
+    assert cli.main(["--db", str(db), "mcp", "--dataset", "not a name!"]) == 1
+    assert "dataset 'not a name!' is not a valid name" in capsys.readouterr().err
+
+
+def test_dataset_from_the_environment(db, monkeypatch, capsys):
+    monkeypatch.setenv("KENNING_DATASET", "bad name from env")
+    assert cli.main(["--db", str(db), "mcp"]) == 1   # read from the environment, and refused like --dataset
+    assert "'bad name from env' is not a valid name" in capsys.readouterr().err
