@@ -13,6 +13,7 @@ import inspect
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from collections.abc import Iterable, Iterator
 from typing import Any, Callable
 from urllib.parse import quote
 
@@ -38,6 +39,8 @@ class Call:
     json: Any = None
     parse: Callable[[Any], Any] = lambda data: data
     environment: str | None = None
+    content: str | None = None   # a raw body (JSON lines) instead of ``json``
+
 
 
 def _q(value: str) -> str:
@@ -142,8 +145,25 @@ class Requests:
                                                                             "namespace": namespace},
                     parse=_tool_text, environment=environment)
 
+    def export(self, dataset: str | None = None, *, include_vectors: bool = False, project: str | None = None,
+               environment: str | None = None) -> Call:
+        _scope(project)
+        return Call("GET", "/v1/export", params=_clean({"dataset": dataset, "include_vectors": include_vectors}),
+                    parse=_lines, environment=environment)
+
+    def import_(self, lines: Iterable[str], *, embed: bool = False) -> Call:
+        return Call("POST", "/v1/import", params={"embed": embed}, content="".join(
+            line if line.endswith("\n") else line + "\n" for line in lines), parse=lambda d: d)
+
     def open_jobs(self) -> Call:
         return Call("GET", "/v1/jobs/open", parse=lambda d: d["count"])
+
+
+def _lines(text: str) -> Iterator[str]:
+    return iter(line + "\n" for line in str(text).splitlines())
+
+
+_lines.raw = True  # read the body as text
 
 
 def _tool_text(data: dict) -> str:
@@ -332,6 +352,8 @@ def _headers(api_key: str | None) -> dict:
 def _read(call: Call, response: httpx.Response):
     if response.status_code >= 400:
         raise _error(response)
+    if getattr(call.parse, "raw", False):
+        return call.parse(response.text)
     return call.parse(response.json() if response.content else None)
 
 
@@ -363,7 +385,7 @@ class _Part:
 
 
 PUBLIC = ("add", "add_turn", "status", "recall", "list_facts", "list_entities", "delete_fact", "embed_pending",
-          "retry_failed", "memory_tool")
+          "retry_failed", "memory_tool", "export", "import_")
 
 
 class RemoteMemory:
@@ -386,7 +408,7 @@ class RemoteMemory:
         headers = {"X-Kenning-Environment": call.environment} if call.environment else None
         try:
             response = self._http.request(call.method, call.path, params=call.params or None, json=call.json,
-                                          headers=headers)
+                                          content=call.content, headers=headers)
         except httpx.HTTPError as exc:
             raise ConfigError(f"cannot reach the kenning server at {self.url}: {exc}") from exc
         return _read(call, response)
@@ -436,7 +458,7 @@ class AsyncMemory:
         headers = {"X-Kenning-Environment": call.environment} if call.environment else None
         try:
             response = await self._http.request(call.method, call.path, params=call.params or None, json=call.json,
-                                                headers=headers)
+                                                content=call.content, headers=headers)
         except httpx.HTTPError as exc:
             raise ConfigError(f"cannot reach the kenning server at {self.url}: {exc}") from exc
         return _read(call, response)

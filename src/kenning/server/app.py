@@ -6,13 +6,14 @@ errors map from the one exception tree to ``{"error": {"code", "message"}}``.
 """
 from __future__ import annotations
 
+import json
 import logging
 from datetime import datetime
 from typing import Any
 
 from fastapi import Depends, FastAPI, Header, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, Field
 
 from .. import __version__
@@ -382,6 +383,27 @@ def create_app(memory: Memory, auth: Auth) -> FastAPI:
         if p.kind != "service":
             raise PermissionDenied("embed_pending is for the service principal", "ai.admin")
         return Count(count=memory.embed_pending(project=p.project, environment=p.environment))
+
+    @app.get("/v1/export")
+    def export(dataset: str | None = None, include_vectors: bool = False, p: Principal = Depends(principal)):
+        if p.kind != "service":
+            raise PermissionDenied("export is for the service principal", "ai.admin")
+        lines = memory.export(dataset, include_vectors=include_vectors, project=p.project, environment=p.environment)
+        return StreamingResponse(lines, media_type="application/x-ndjson")
+
+    @app.post("/v1/import")
+    async def import_(request: Request, embed: bool = False, p: Principal = Depends(principal)) -> dict:
+        if p.kind != "service":
+            raise PermissionDenied("import is for the service principal", "ai.admin")
+        lines = (await request.body()).decode("utf-8", errors="strict").splitlines()
+        for number, line in enumerate(lines, 1):  # a key imports into its own project and environment only
+            record = json.loads(line) if line.strip() else {}
+            if not isinstance(record, dict):
+                continue
+            if record.get("project", p.project) != p.project or record.get("environment", p.environment) != p.environment:
+                raise PermissionDenied(f"line {number} belongs to another project or environment; nothing was "
+                                       "imported", "ai.admin")
+        return memory.import_(lines, embed=embed)
 
     @app.post("/v1/tokens", response_model=TokenResult)
     def mint_token(b: TokenBody, p: Principal = Depends(principal)):
