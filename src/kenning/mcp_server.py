@@ -89,7 +89,7 @@ def build_server(memory: Memory, dataset: str, namespace: str = "user", *, proje
         file_text: Annotated[str | None, Field(description="create: the file's content")] = None,
         old_str: Annotated[str | None, Field(description="str_replace: text that appears exactly once")] = None,
         new_str: Annotated[str | None, Field(description="str_replace: its replacement")] = None,
-        insert_line: Annotated[int | None, Field(description="insert: the line to insert after (0: at the top)")] = None,
+        insert_line: Annotated[int | None, Field(description="insert: the line to insert after (0: the top)")] = None,
         insert_text: Annotated[str | None, Field(description="insert: the text to insert")] = None,
         old_path: Annotated[str | None, Field(description="rename: the current path")] = None,
         new_path: Annotated[str | None, Field(description="rename: the new path")] = None,

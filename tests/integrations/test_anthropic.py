@@ -9,10 +9,10 @@ import sys
 import pytest
 
 anthropic = pytest.importorskip("anthropic", reason="the optional Anthropic SDK (pip install 'kenning[anthropic]')")
-from anthropic.lib.tools import ToolError  # noqa: E402
-from anthropic.types.beta import (BetaMemoryTool20250818CreateCommand, BetaMemoryTool20250818DeleteCommand,  # noqa: E402
-                                  BetaMemoryTool20250818InsertCommand, BetaMemoryTool20250818RenameCommand,
-                                  BetaMemoryTool20250818StrReplaceCommand, BetaMemoryTool20250818ViewCommand)
+from anthropic.lib.tools import ToolError  # noqa: E402  (after the skip)
+from anthropic.types.beta import (  # noqa: E402
+    BetaMemoryTool20250818CreateCommand, BetaMemoryTool20250818DeleteCommand, BetaMemoryTool20250818InsertCommand,
+    BetaMemoryTool20250818RenameCommand, BetaMemoryTool20250818StrReplaceCommand, BetaMemoryTool20250818ViewCommand)
 
 from kenning import InputError, Memory  # noqa: E402
 from kenning.core_files import TEXTS  # noqa: E402
