@@ -23,9 +23,106 @@ DEMO = [
 
 
 def _memory(args):
+    """The store of ``--db``: a local file, or a server URL (then ``--api-key`` / $KENNING_API_KEY)."""
+    import os
+
     from .memory import Memory
 
-    return Memory(args.db)
+    return Memory(args.db, api_key=getattr(args, "api_key", None) or os.environ.get("KENNING_API_KEY"))
+
+
+def _show(args, rows: list[dict], columns: list[str], title: str | None = None) -> None:
+    """Rows as a table for people (rich), or as JSON lines with --json for scripts."""
+    if getattr(args, "json", False):
+        for row in rows:
+            print(json.dumps(row, default=str))
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=title, show_lines=False)
+    for column in columns:
+        table.add_column(column)
+    for row in rows:
+        table.add_row(*("" if row.get(c) is None else str(row.get(c)) for c in columns))
+    Console().print(table)
+
+
+def cmd_add_turn(args) -> int:
+    mem = _memory(args)
+    r = mem.add_turn(args.dataset, args.role, args.text, thread=args.thread, client_ref=args.client_ref, at=args.at)
+    if args.wait and r.request_id:
+        mem.flush(timeout=args.wait)
+        r = mem.status(r.request_id)
+    print(r.model_dump_json(indent=None if args.json else 2, exclude_none=True))
+    mem.close()
+    return 0
+
+
+def cmd_entities(args) -> int:
+    mem = _memory(args)
+    rows = [{"name": e.name, "type": e.type, "aliases": ", ".join(e.aliases), "entity_id": e.entity_id}
+            for e in mem.list_entities(args.dataset, type=args.type)]
+    _show(args, rows, ["name", "type", "aliases", "entity_id"], f"entities of {args.dataset}")
+    mem.close()
+    return 0
+
+
+def cmd_notes(args) -> int:
+    mem = _memory(args)
+    if args.notes_command == "save":
+        note = mem.notes.save(args.dataset, args.text, args.namespace)
+        _show(args, [note.model_dump(mode="json")], ["note_id", "namespace", "text"])
+    elif args.notes_command == "search":
+        hits = mem.notes.search(args.dataset, args.query, args.limit, args.namespace)
+        _show(args, [{"score": h.score, **h.note.model_dump(mode="json")} for h in hits],
+              ["score", "note_id", "namespace", "text"])
+    elif args.notes_command == "forget":
+        mem.notes.forget(args.dataset, args.note_id)
+        print(f"forgot {args.note_id}", file=sys.stderr)
+    else:
+        notes = mem.notes.list(args.dataset, args.namespace, args.include_forgotten, args.limit)
+        _show(args, [n.model_dump(mode="json") for n in notes], ["created_at", "note_id", "namespace", "text"])
+    mem.close()
+    return 0
+
+
+def cmd_core(args) -> int:
+    mem = _memory(args)
+    if args.core_command == "render":
+        print(mem.core.render(args.dataset))
+    elif args.core_command == "tool":
+        from .errors import MemoryToolError
+
+        try:
+            print(mem.memory_tool(args.dataset, json.loads(args.command_json), args.namespace))
+        except MemoryToolError as exc:
+            print(exc.text)
+            return 1
+    else:
+        print(mem.core.view(args.dataset, args.path, namespace=args.namespace))
+    mem.close()
+    return 0
+
+
+BENCHES = {"write": "write_throughput.py", "locomo": "locomo.py", "latency": "recall_latency.py",
+           "queue": "queue_throughput.py"}
+
+
+def cmd_bench(args) -> int:
+    """Run a benchmark script of the source checkout's bench/ folder (they measure, they are not shipped)."""
+    import runpy
+    from pathlib import Path
+
+    folder = Path(args.bench_dir) if args.bench_dir else Path.cwd() / "bench"
+    script = folder / BENCHES[args.which]
+    if not script.is_file():
+        print(f"kenning: {script} not found; run from a kenning source checkout or pass --bench-dir", file=sys.stderr)
+        return 1
+    sys.argv = [str(script), *args.rest]
+    sys.path.insert(0, str(folder))
+    runpy.run_path(str(script), run_name="__main__")
+    return 0
 
 
 def cmd_demo(args) -> int:
@@ -74,8 +171,13 @@ def cmd_facts(args) -> int:
     mem = _memory(args)
     page = mem.list_facts(args.dataset, q=args.q, limit=args.limit, include_invalidated=args.history,
                           as_of=args.as_of, entity=args.entity)
+    rows = []
     for f in page.facts:
-        print(json.dumps(f.model_dump(mode="json")) if args.json else f"{f.valid_at.date()}  {f.predicate}: {f.object}")
+        row = f.model_dump(mode="json")
+        row["state"] = ("live" if f.invalid_at is None else "superseded" if f.superseded_by else "deleted")
+        rows.append(row)
+    _show(args, rows, ["valid_at", "valid_until", "predicate", "object", "confidence", "state", "fact_id"],
+          f"facts of {args.dataset}")
     print(f"({len(page.facts)} of {page.total})", file=sys.stderr)
     return 0
 
@@ -184,8 +286,13 @@ def cmd_import(args) -> int:
     except OSError as exc:
         print(f"kenning: cannot read {args.file}: {exc.strerror}", file=sys.stderr)
         return 1
+    from rich.console import Console
+    from rich.progress import track
+
     with source:
-        counts = mem.import_(source, embed=args.embed)
+        lines = source if args.json else track(source, description="importing", console=Console(stderr=True),
+                                              transient=True)
+        counts = mem.import_(lines, embed=args.embed)
     print(json.dumps(counts))
     mem.close()
     return 0
@@ -193,7 +300,10 @@ def cmd_import(args) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="kenning", description="Long-term memory for AI assistants.")
-    ap.add_argument("--db", default=None, help="store URL or path (default: $KENNING_HOME/kenning.db)")
+    ap.add_argument("--db", default=None, help="store path, sqlite:///…, or a server URL http://host:port "
+                                               "(default: $KENNING_HOME/kenning.db)")
+    ap.add_argument("--api-key", default=None, help="API key for a server URL (default: $KENNING_API_KEY)")
+    ap.add_argument("--json", action="store_true", help="JSON lines instead of tables, for scripts")
     sub = ap.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("demo", help="ingest a short conversation and print the facts, history and recall")
@@ -212,10 +322,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dataset", required=True)
     p.add_argument("--q", default=None, help="keyword filter")
     p.add_argument("--limit", type=int, default=50)
-    p.add_argument("--history", action="store_true", help="include superseded, ended and deleted facts")
+    p.add_argument("--include-invalidated", "--history", dest="history", action="store_true",
+                   help="include superseded, ended and deleted facts")
     p.add_argument("--as-of", default=None)
     p.add_argument("--entity", default=None)
-    p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_facts)
 
     p = sub.add_parser("serve", help="run the HTTP API and the queue workers")
@@ -251,6 +361,56 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--exit-when-idle", action="store_true", help="stop once no job is queued or running")
     p.set_defaults(func=cmd_worker)
 
+    p = sub.add_parser("add-turn", help="queue one turn for the workers and return at once")
+    p.add_argument("text")
+    p.add_argument("--dataset", required=True)
+    p.add_argument("--role", default="user")
+    p.add_argument("--thread", default=None)
+    p.add_argument("--client-ref", default=None)
+    p.add_argument("--at", default=None, help="message time, ISO 8601 (default: now)")
+    p.add_argument("--wait", type=float, default=0, help="seconds to wait for the job and print its receipt")
+    p.set_defaults(func=cmd_add_turn)
+
+    p = sub.add_parser("entities", help="list the entities of a dataset")
+    p.add_argument("--dataset", required=True)
+    p.add_argument("--type", default=None, help="only this type (PERSON, PLACE, ORG, …)")
+    p.set_defaults(func=cmd_entities)
+
+    p = sub.add_parser("notes", help="archival notes: list, save, search, forget")
+    notes = p.add_subparsers(dest="notes_command", required=True)
+    for name, help_text in (("list", "list a dataset's notes"), ("save", "save a note"),
+                            ("search", "search notes"), ("forget", "forget a note (kept in the history)")):
+        n = notes.add_parser(name, help=help_text)
+        n.add_argument("--dataset", required=True)
+        if name == "save":
+            n.add_argument("text")
+        if name == "search":
+            n.add_argument("query")
+        if name == "forget":
+            n.add_argument("note_id")
+        n.add_argument("--namespace", default="user" if name == "save" else None)
+        n.add_argument("--limit", type=int, default=50 if name == "list" else 10)
+        n.add_argument("--include-forgotten", action="store_true")
+        n.set_defaults(func=cmd_notes)
+
+    p = sub.add_parser("core", help="core memory files: view, render, or run one memory tool command")
+    core = p.add_subparsers(dest="core_command", required=True)
+    c = core.add_parser("view", help="view a directory or file under /memories")
+    c.add_argument("path", nargs="?", default="/memories")
+    c2 = core.add_parser("render", help="print the files as the system prompt sees them")
+    c3 = core.add_parser("tool", help="run one memory tool command given as JSON")
+    c3.add_argument("command_json", help='e.g. \'{"command": "view", "path": "/memories"}\'')
+    for c_ in (c, c2, c3):
+        c_.add_argument("--dataset", required=True)
+        c_.add_argument("--namespace", default="user")
+        c_.set_defaults(func=cmd_core)
+
+    p = sub.add_parser("bench", help="run a benchmark of the source checkout (write, locomo, latency, queue)")
+    p.add_argument("which", choices=sorted(BENCHES))
+    p.add_argument("--bench-dir", default=None, help="the bench/ folder (default: ./bench)")
+    p.add_argument("rest", nargs=argparse.REMAINDER, help="arguments for the benchmark script")
+    p.set_defaults(func=cmd_bench)
+
     p = sub.add_parser("recall", help="print the context block for a query")
     p.add_argument("query")
     p.add_argument("--dataset", required=True)
@@ -268,6 +428,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", help="the export's JSON lines, or - for stdin")
     p.add_argument("--embed", action="store_true", help="compute the vectors the export did not carry")
     p.set_defaults(func=cmd_import)
+    for command in sub.choices.values():  # --json after the command too (SUPPRESS: never undo one before it)
+        if not any("--json" in a.option_strings for a in command._actions):
+            command.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
+                                 help="JSON lines instead of tables, for scripts")
     return ap
 
 

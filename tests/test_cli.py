@@ -1,0 +1,94 @@
+"""The command line: every command has help, tables and JSON, one-line errors."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from kenning.cli import build_parser, main
+
+
+def _commands(parser, prefix=()):
+    import argparse
+
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield prefix + (name,), sub, action
+                yield from _commands(sub, prefix + (name,))
+
+
+def test_every_command_has_help_text():
+    parser = build_parser()
+    missing = []
+    for path, sub, action in _commands(parser):
+        helps = {a.dest: a.help for a in action._choices_actions}
+        if not helps.get(path[-1]):
+            missing.append(" ".join(path))
+    assert not missing, f"commands without help: {missing}"
+    names = {path[0] for path, _, _ in _commands(parser)}
+    for required in ("serve", "worker", "add", "add-turn", "recall", "facts", "entities", "notes", "core", "export",
+                     "import", "keys", "bench", "mcp"):
+        assert required in names
+
+
+def run(tmp_path, *args, check=True):
+    db = str(tmp_path / "k.db")
+    proc = subprocess.run([sys.executable, "-m", "kenning.cli", "--db", db, *args], capture_output=True, text=True,
+                          env={"KENNING_HOME": str(tmp_path), "PATH": "/usr/bin:/bin", "COLUMNS": "250"},
+                          timeout=120)
+    if check:
+        assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+def test_add_facts_entities_notes_core_as_tables_and_json(tmp_path):
+    run(tmp_path, "add", "I live in Berlin.", "--dataset", "sam", "--at", "2026-07-01T10:00:00Z")
+    run(tmp_path, "add", "I moved to Lisbon last month.", "--dataset", "sam", "--at", "2026-09-03T10:00:00Z")
+    table = run(tmp_path, "facts", "--dataset", "sam").stdout
+    assert "lisbon" in table and "berlin" not in table
+    rows = [json.loads(line) for line in run(tmp_path, "--json", "facts", "--dataset", "sam",
+                                             "--include-invalidated").stdout.splitlines()]
+    assert {r["object"] for r in rows} == {"berlin", "lisbon"}
+    after = [json.loads(line) for line in run(tmp_path, "facts", "--dataset", "sam", "--as-of",
+                                              "2026-07-15T00:00:00Z", "--json").stdout.splitlines()]
+    assert [r["object"] for r in after] == ["berlin"]
+    assert "lisbon" in run(tmp_path, "entities", "--dataset", "sam").stdout
+    run(tmp_path, "notes", "save", "Works in the Lisbon office", "--dataset", "sam")
+    assert "Lisbon office" in run(tmp_path, "notes", "list", "--dataset", "sam").stdout
+    out = run(tmp_path, "core", "tool", "--dataset", "sam",
+              '{"command": "create", "path": "/memories/a.md", "file_text": "hi"}').stdout
+    assert out.strip() == "File created successfully at: /memories/a.md"
+    assert "/memories/a.md" in run(tmp_path, "core", "view", "--dataset", "sam").stdout
+    assert "lisbon" in run(tmp_path, "recall", "Where does the user live?", "--dataset", "sam").stdout
+
+
+def test_add_turn_waits_for_its_receipt(tmp_path):
+    out = run(tmp_path, "--json", "add-turn", "I play the cello.", "--dataset", "sam", "--wait", "30").stdout
+    assert json.loads(out)["processing_status"] == "done"
+
+
+def test_errors_are_one_line_and_non_zero(tmp_path):
+    proc = run(tmp_path, "facts", "--dataset", "a b", check=False)
+    assert proc.returncode == 1
+    assert proc.stderr.startswith("kenning: ") and proc.stderr.count("\n") == 1
+    assert "Traceback" not in proc.stderr
+
+
+def test_keys_create_prints_a_key_once(tmp_path):
+    key = run(tmp_path, "keys", "create", "--project", "acme").stdout.strip()
+    assert key.startswith("kn_acme_")
+    from kenning import Memory
+    from kenning.server.auth import hash_key
+    with Memory(f"sqlite:///{tmp_path}/k.db", embedder=None) as mem:
+        assert mem.store.find_api_key(hash_key(key)) == ("acme", "service")
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["notes", "--help"], ["core", "tool", "--help"]])
+def test_help_exits_cleanly(argv, capsys):
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    assert info.value.code == 0
+    assert "usage" in capsys.readouterr().out
