@@ -1,0 +1,100 @@
+"""The public API behaves the same in process and over HTTP (same results, same exception types)."""
+from __future__ import annotations
+
+import pytest
+
+from kenning import (DocumentConflict, EmptyText, InputError, MemoryConflict, MemoryToolError, NotFound,
+                     TextTooLarge)
+
+
+def test_add_supersede_history_as_of(api):
+    api.add("I live in Berlin.", "sam", at="2026-07-01T10:00:00Z")
+    r = api.add("I moved to Lisbon last month.", "sam", at="2026-09-03T10:00:00Z")
+    assert r.candidates_updated == 1 and r.supersedes
+    assert [f.object for f in api.list_facts("sam").facts] == ["lisbon"]
+    assert [f.object for f in api.list_facts("sam", as_of="2026-07-15T00:00:00Z").facts] == ["berlin"]
+    assert {f.object for f in api.list_facts("sam", include_invalidated=True).facts} == {"berlin", "lisbon"}
+    assert {e.name for e in api.list_entities("sam")} == {"berlin", "lisbon"}
+
+
+def test_skips_and_idempotency(api):
+    assert api.add("You should visit Porto.", "sam", role="assistant").reason == "skipped_non_user_turn"
+    first = api.add("I play the cello.", "sam", client_ref="m1")
+    again = api.add("I play the cello.", "sam", client_ref="m1")
+    assert again.reason == "already_ingested" and again.memory_ids == first.memory_ids
+    assert api.add("ok thanks!", "sam").reason == "no_valid_candidates"
+
+
+def test_bad_input_raises_the_same_types(api):
+    with pytest.raises(TextTooLarge):
+        api.add("x" * 100_001, "sam")
+    with pytest.raises(EmptyText):
+        api.add("   ", "sam")
+    with pytest.raises(InputError):
+        api.recall("", "sam")
+    with pytest.raises(InputError):
+        api.list_facts("sam", limit=0)
+    with pytest.raises(NotFound):
+        api.delete_fact("sam", "f_missing")
+    assert api.list_facts("nobody").total == 0
+
+
+def test_recall_and_delete(api):
+    api.add("I live in Porto.", "sam")
+    api.add("I'm allergic to shellfish.", "sam")
+    res = api.recall("Does the user have any food allergies?", "sam")
+    assert res.facts[0].object == "shellfish" and "shellfish" in res.context
+    api.delete_fact("sam", res.facts[0].fact_id)
+    assert "shellfish" not in [f.object for f in api.list_facts("sam").facts]
+
+
+def test_queue(api):
+    r = api.add_turn("sam", "user", "I live in Oslo.")
+    api.flush(timeout=30)
+    s = api.status(r.request_id)
+    assert s.processing_status == "done"
+    assert api.status(memory_id=s.memory_id).searchable
+
+
+def test_messages_and_notes(api):
+    api.messages.index("sam", "Planning the Kyoto trip for April", chat="c1", message_id="m1")
+    assert api.messages.get("sam", "m1").content == "Planning the Kyoto trip for April"
+    assert api.messages.search("sam", "japan travel")[0].message_id == "m1"
+    assert api.messages.search("sam", "japan travel", exclude_chat="c1") == []
+    note = api.notes.save("sam", "Works in the Lisbon office")
+    assert api.notes.search("sam", "where does sam work")[0].note.note_id == note.note_id
+    assert api.notes.save_extracted("sam", ["Works in the Lisbon office.", "Prefers mornings"])[0].text == \
+        "Prefers mornings"
+    api.notes.forget("sam", note.note_id)
+    assert note.note_id not in [n.note_id for n in api.notes.list("sam")]
+
+
+def test_core_files(api):
+    assert api.memory_tool("sam", {"command": "create", "path": "/memories/p.md", "file_text": "Name: Sam"}) == \
+        "File created successfully at: /memories/p.md"
+    with pytest.raises(MemoryToolError) as info:
+        api.memory_tool("sam", {"command": "view", "path": "/memories/none"})
+    assert info.value.text == "The path /memories/none does not exist. Please provide a valid path."
+    f = api.core.write("sam", "/memories/p.md", "Name: Samuel", expected_version=1)
+    assert f.version == 2
+    with pytest.raises(MemoryConflict):
+        api.core.write("sam", "/memories/p.md", "x", expected_version=1)
+    assert [v.version for v in api.core.history("sam", "/memories/p.md")] == [1, 2]
+    assert "Samuel" in api.core.render("sam")
+
+
+def test_documents(api):
+    d = api.documents.write("run1", "plan.md", "step 1")
+    with pytest.raises(DocumentConflict):
+        api.documents.write("run1", "plan.md", "step 2")
+    assert api.documents.write("run1", "plan.md", "step 2", expected_version=d.version).version == 2
+    assert [x.path for x in api.documents.list("run1")] == ["plan.md"]
+    api.documents.delete("run1", "plan.md")
+    with pytest.raises(NotFound):
+        api.documents.read("run1", "plan.md")
+
+
+def test_export_round_trip(api):
+    api.add("I live in Berlin.", "sam")
+    lines = list(api.export("sam"))
+    assert len(lines) >= 3 and '"kenning-export"' in lines[0]
