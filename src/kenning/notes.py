@@ -74,14 +74,13 @@ class Notes:
         with self._m.store.transaction(scope):
             for (note_id, text), vec in zip(pending, vectors[len(texts):] if vectors is not None else []):
                 self._m.store.set_vector("note", scope, note_id, text, vec)
-            ids, matrix, spaces = self._m.store.note_matrix(scope)
-            kept = [matrix[i] for i, s in enumerate(spaces) if s == namespace] if len(ids) else []
+            kept: list = []  # vectors saved by this call
             existing = {n.text for n in self._m.store.list_notes(scope, [namespace], False, 100_000, 0)[0]}
             for i, text in enumerate(texts):
                 vec = vectors[i] if vectors is not None else None
                 if text in existing:
                     continue
-                if vec is not None and kept and float(np.max(np.stack(kept) @ vec)) >= threshold:
+                if vec is not None and self._near(scope, namespace, vec, kept) >= threshold:
                     continue
                 note = Note(note_id=f"n_{uuid.uuid4().hex}", text=text, namespace=namespace,
                             created_at=timeutil.now())
@@ -91,6 +90,14 @@ class Notes:
                 if vec is not None:
                     kept.append(vec)
         return saved
+
+    def _near(self, scope, namespace: str, vec, kept: list) -> float:
+        """Cosine of the closest note already kept in the namespace (stored, or saved by this call)."""
+        best = self._m.store.vector_search(scope, "note", vec, 1, namespaces=[namespace])
+        score = best[0][1] if best else -1.0
+        if kept:
+            score = max(score, float(np.max(np.stack(kept) @ vec)))
+        return score
 
     def _pending(self, scope, namespace: str) -> list[tuple[str, str]]:
         waiting = self._m.store.pending("note", 10_000, scope.project, scope.environment, scope.dataset)

@@ -62,9 +62,7 @@ class Preset:
     rrf_k: int = 20
     depth: int = 50
     fusion: str = "rrf"        # rrf: weight / (k + rank); linear: weight * score / best score of the list
-    feedback: int = 0          # pseudo-relevance feedback: re-query vectors with the top n messages mixed in
-    feedback_weight: float = 0.5
-    neighbors: int = 0         # the turns next to the top n messages form a signal of their own
+    neighbors: int = 0         # the turns next to the top n messages share their score
 
 
 # Measured with bench/locomo.py (see docs in the closing note of the recall issue): keyword evidence
@@ -106,20 +104,6 @@ def query_terms(query: str) -> str:
     return " ".join(list(dict.fromkeys(words))[:MAX_QUERY_TERMS])
 
 
-def top_k(ids: list[str], matrix: np.ndarray, qvec: np.ndarray, k: int, keep=None,
-          floor: float = -1.0) -> list[tuple[str, float]]:
-    """Exact cosine top-k (vectors are unit length); ``keep`` filters rows first."""
-    if not len(ids):
-        return []
-    scores = matrix @ qvec
-    if keep is not None:
-        scores = np.where(keep, scores, -np.inf)
-    k = min(k, len(ids))
-    part = np.argpartition(-scores, k - 1)[:k]
-    order = part[np.argsort(-scores[part])]
-    return [(ids[i], float(scores[i])) for i in order if np.isfinite(scores[i]) and scores[i] >= floor]
-
-
 def fuse(ranked: dict[tuple[str, str], list[tuple[str, float]]], preset: Preset):
     """Weighted reciprocal rank fusion over (kind, signal) lists → {(kind, id): score}, signals."""
     fused: dict[tuple[str, str], float] = {}
@@ -159,65 +143,47 @@ class Recaller:
         ranked: dict[tuple[str, str], list[tuple[str, float]]] = {}
         if "fact" in kinds:
             if qvec is not None:
-                ids, matrix = self.store.live_matrix(scope, at)
-                ranked["fact", "vector"] = top_k(ids, matrix, qvec, depth)
+                ranked["fact", "vector"] = self.store.vector_search(scope, "fact", qvec, depth, at=at)
             if terms:
                 ranked["fact", "keyword"] = _evidence(self.store.keyword_search(scope, terms, at, depth))
             ranked["fact", "entity"] = self._entity_hits(scope, query)
             ranked["fact", "slot"] = self._slot_hits(scope, query, at)
         if "message" in kinds:
-            ids, matrix, chats = self.store.episode_matrix(scope)
-            keep = None if exclude_chat is None else np.array([c != exclude_chat for c in chats], dtype=bool)
             if qvec is not None:
-                ranked["message", "vector"] = top_k(ids, matrix, qvec, depth, keep, MIN_COSINE)
+                ranked["message", "vector"] = self.store.vector_search(
+                    scope, "episode", qvec, depth, exclude_chat=exclude_chat, floor=MIN_COSINE)
             if terms:
                 ranked["message", "keyword"] = _evidence(
                     self.store.episode_keyword_search(scope, terms, depth, exclude_chat=exclude_chat))
-            if self.preset.feedback and qvec is not None and len(ids):
-                first, _ = fuse({k: v for k, v in ranked.items() if k[0] == "message"}, self.preset)
-                top = sorted(first, key=lambda item: -first[item])[: self.preset.feedback]
-                pos = {key: i for i, key in enumerate(ids)}
-                rows = [pos[key] for _, key in top if key in pos]
-                if rows:
-                    mixed = qvec + self.preset.feedback_weight * matrix[rows].mean(axis=0)
-                    mixed /= np.linalg.norm(mixed) or 1.0
-                    ranked["message", "feedback"] = top_k(ids, matrix, mixed, depth, keep)
-            neighbors = self._neighbors(ranked, ids, chats, keep) if self.preset.neighbors else {}
         if "note" in kinds:
-            ids, matrix, spaces = self.store.note_matrix(scope)
-            keep = None if namespaces is None else np.array([s in namespaces for s in spaces], dtype=bool)
             if qvec is not None:
-                ranked["note", "vector"] = top_k(ids, matrix, qvec, depth, keep, MIN_COSINE)
+                ranked["note", "vector"] = self.store.vector_search(
+                    scope, "note", qvec, depth, namespaces=namespaces, floor=MIN_COSINE)
             if terms:
                 ranked["note", "keyword"] = _evidence(
                     self.store.note_keyword_search(scope, terms, depth, namespaces=namespaces))
         fused, signals = fuse(ranked, self.preset)
         if "message" in kinds and self.preset.neighbors:
-            # A turn next to a strong hit often holds the rest of the answer (the reply to a
-            # question, the question to a reply): it gets part of its neighbour's score, so it can
-            # rise above weak hits but never above the hit itself on that evidence alone.
-            share = self.preset.weights.get(("message", "neighbor"), 0.0)
-            for key, parent in neighbors.items():
-                bonus = share * fused.get(("message", parent), 0.0)
-                if bonus > 0:
-                    fused["message", key] = fused.get(("message", key), 0.0) + bonus
-                    signals.setdefault(("message", key), {})["neighbor"] = round(bonus, 4)
+            self._add_neighbors(scope, fused, signals, exclude_chat)
         return fused, signals
 
-    def _neighbors(self, ranked, ids, chats, keep) -> dict[str, str]:
-        """{turn: the top hit it stands next to (same chat)} for the top ``neighbors`` messages."""
-        first, _ = fuse({k: v for k, v in ranked.items() if k[0] == "message"}, self.preset)
-        top = sorted(first, key=lambda item: -first[item])[: self.preset.neighbors]
-        pos = {key: i for i, key in enumerate(ids)}
-        out: dict[str, str] = {}
-        for _, key in top:
-            i = pos.get(key)
-            if i is None:
-                continue
-            for j in (i - 1, i + 1):
-                if 0 <= j < len(ids) and chats[j] == chats[i] and (keep is None or keep[j]):
-                    out.setdefault(ids[j], key)
-        return out
+    def _add_neighbors(self, scope: Scope, fused, signals, exclude_chat: str | None) -> None:
+        """A turn next to a strong hit often holds the rest of the answer (the reply to a question,
+        the question to a reply): it gets part of its neighbour's score, so it can rise above weak
+        hits but never above the hit itself on that evidence alone."""
+        share = self.preset.weights.get(("message", "neighbor"), 0.0)
+        top = sorted((item for item in fused if item[0] == "message"), key=lambda item: -fused[item])
+        parents = [key for _, key in top[: self.preset.neighbors]]
+        if not share or not parents:
+            return
+        scores = {key: fused["message", key] for key in parents}
+        bonus: dict[str, float] = {}
+        for parent, around in self.store.message_neighbors(scope, parents, exclude_chat=exclude_chat).items():
+            for key in around:
+                bonus.setdefault(key, share * scores[parent])
+        for key, extra in bonus.items():
+            fused["message", key] = fused.get(("message", key), 0.0) + extra
+            signals.setdefault(("message", key), {})["neighbor"] = round(extra, 4)
 
     def recall(self, scope: Scope, query: str, limit: int = 10, budget: int | None = None,
                at: datetime | None = None) -> RecallResult:

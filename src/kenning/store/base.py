@@ -126,17 +126,9 @@ class Store(ABC):
     def keyword_search(self, scope: Scope, query: str, at: datetime, limit: int) -> list[tuple[str, float]]:
         """(fact_id, score) of live facts matching ``query``'s words, best first."""
 
-    @abstractmethod
-    def live_matrix(self, scope: Scope, at: datetime) -> tuple[list[str], np.ndarray]:
-        """Ids and vectors of the facts live at ``at`` that have an embedding."""
-
     # -- messages (episodes) -----------------------------------------------------------
     @abstractmethod
     def get_episodes(self, scope: Scope, episode_ids: list[str]) -> list[Episode]: ...
-
-    @abstractmethod
-    def episode_matrix(self, scope: Scope) -> tuple[list[str], np.ndarray, list]:
-        """Ids, vectors and chats of the dataset's embedded messages, oldest first."""
 
     @abstractmethod
     def episode_keyword_search(self, scope: Scope, query: str, limit: int,
@@ -155,10 +147,6 @@ class Store(ABC):
 
     @abstractmethod
     def forget_note(self, scope: Scope, note_id: str, at: datetime, superseded_by: str | None) -> None: ...
-
-    @abstractmethod
-    def note_matrix(self, scope: Scope) -> tuple[list[str], np.ndarray, list]:
-        """Ids, vectors and namespaces of the dataset's remembered (not forgotten) notes."""
 
     @abstractmethod
     def note_keyword_search(self, scope: Scope, query: str, limit: int,
@@ -237,6 +225,19 @@ class Store(ABC):
 
     @abstractmethod
     def doc_purge(self, now: datetime, project: str | None = None, environment: str | None = None) -> int: ...
+
+    # -- vector search -------------------------------------------------------------------------
+    @abstractmethod
+    def vector_search(self, scope: Scope, kind: str, query: np.ndarray, k: int, *, at: datetime | None = None,
+                      exclude_chat: str | None = None, namespaces: list[str] | None = None,
+                      floor: float = -1.0) -> list[tuple[str, float]]:
+        """Exact cosine top-k within one dataset: ``kind`` fact (live at ``at``), episode (not in
+        ``exclude_chat``) or note (remembered, in ``namespaces``); (id, similarity ≥ floor), best first."""
+
+    @abstractmethod
+    def message_neighbors(self, scope: Scope, episode_ids: list[str],
+                          exclude_chat: str | None = None) -> dict[str, list[str]]:
+        """For each message, the messages just before and after it in its chat."""
 
     # -- embeddings filled later -----------------------------------------------------
     @abstractmethod

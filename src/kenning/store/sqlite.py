@@ -463,6 +463,38 @@ class SQLiteStore(Store):
                        " ORDER BY score LIMIT ?", (_scoped(scope, fts, "text"), *(namespaces or []), limit))
         return [(r[0], -float(r[1])) for r in rows]
 
+    def vector_search(self, scope: Scope, kind: str, query: np.ndarray, k: int, *, at: datetime | None = None,
+                      exclude_chat: str | None = None, namespaces: list[str] | None = None,
+                      floor: float = -1.0) -> list[tuple[str, float]]:
+        """Exact search with NumPy over the dataset's cached matrix (per-user memory is small)."""
+        keep = None
+        if kind == "fact":
+            ids, matrix = self.live_matrix(scope, at or timeutil.now())
+        elif kind == "episode":
+            ids, matrix, chats = self.episode_matrix(scope)
+            if exclude_chat is not None:
+                keep = np.array([c != exclude_chat for c in chats], dtype=bool)
+        elif kind == "note":
+            ids, matrix, spaces = self.note_matrix(scope)
+            if namespaces is not None:
+                keep = np.array([s in namespaces for s in spaces], dtype=bool)
+        else:
+            raise ValueError(f"no vector search for {kind!r}")
+        return _top_k(ids, matrix, query, k, keep, floor)
+
+    def message_neighbors(self, scope: Scope, episode_ids: list[str],
+                          exclude_chat: str | None = None) -> dict[str, list[str]]:
+        ids, _, chats = self.episode_matrix(scope)
+        pos = {key: i for i, key in enumerate(ids)}
+        out: dict[str, list[str]] = {}
+        for key in episode_ids:
+            i = pos.get(key)
+            if i is None:
+                continue
+            out[key] = [ids[j] for j in (i - 1, i + 1)
+                        if 0 <= j < len(ids) and chats[j] == chats[i] and chats[j] != exclude_chat]
+        return out
+
     def _cached(self, key: tuple, scope: Scope, load):
         """Per-dataset matrices, invalidated by local writes and by other connections' commits."""
         with self._lock:
@@ -924,6 +956,19 @@ class SQLiteStore(Store):
                 f" AND {text}=?", (_blob(vector), *scope, key_value, text_value))
             self._bump(scope)
             return cur.rowcount == 1
+
+
+def _top_k(ids: list[str], matrix: np.ndarray, query: np.ndarray, k: int, keep=None,
+           floor: float = -1.0) -> list[tuple[str, float]]:
+    if not len(ids):
+        return []
+    scores = matrix @ query
+    if keep is not None:
+        scores = np.where(keep, scores, -np.inf)
+    k = min(k, len(ids))
+    part = np.argpartition(-scores, k - 1)[:k]
+    order = part[np.argsort(-scores[part])]
+    return [(ids[i], float(scores[i])) for i in order if np.isfinite(scores[i]) and scores[i] >= floor]
 
 
 def _matrix(rows, key: str, dim: int | None) -> tuple[list[str], np.ndarray]:
