@@ -176,14 +176,16 @@ class Recaller:
         parents = [key for _, key in top[: self.preset.neighbors]]
         if not share or not parents:
             return
-        scores = {key: fused["message", key] for key in parents}
-        bonus: dict[str, float] = {}
+        seen: set[str] = set()
+        # Best hits first; a hit that itself gained as a neighbour passes on its raised score.
         for parent, around in self.store.message_neighbors(scope, parents, exclude_chat=exclude_chat).items():
             for key in around:
-                bonus.setdefault(key, share * scores[parent])
-        for key, extra in bonus.items():
-            fused["message", key] = fused.get(("message", key), 0.0) + extra
-            signals.setdefault(("message", key), {})["neighbor"] = round(extra, 4)
+                if key in seen:
+                    continue
+                seen.add(key)
+                extra = share * fused["message", parent]
+                fused["message", key] = fused.get(("message", key), 0.0) + extra
+                signals.setdefault(("message", key), {})["neighbor"] = round(extra, 4)
 
     def recall(self, scope: Scope, query: str, limit: int = 10, budget: int | None = None,
                at: datetime | None = None) -> RecallResult:
