@@ -380,13 +380,7 @@ class SQLiteStore(Store):
         return _episode(rows[0]) if rows else None
 
     def get_episodes(self, scope: Scope, episode_ids: list[str]) -> list[Episode]:
-        if not episode_ids:
-            return []
-        marks = ",".join("?" * len(episode_ids))
-        rows = self._q(f"SELECT {EPISODE_COLUMNS} FROM episodes WHERE project=? AND environment=? AND dataset=?"
-                       f" AND episode_id IN ({marks})", (*scope, *episode_ids))
-        by_id = {r["episode_id"]: _episode(r) for r in rows}
-        return [by_id[i] for i in episode_ids if i in by_id]
+        return self._by_ids(f"SELECT {EPISODE_COLUMNS} FROM episodes", "episode_id", scope, episode_ids, _episode)
 
     def episode_matrix(self, scope: Scope) -> tuple[list[str], np.ndarray, list]:
         def load():
@@ -416,13 +410,7 @@ class SQLiteStore(Store):
         self._bump(scope)
 
     def get_notes(self, scope: Scope, note_ids: list[str]) -> list[Note]:
-        if not note_ids:
-            return []
-        marks = ",".join("?" * len(note_ids))
-        rows = self._q(f"SELECT {NOTE_COLUMNS} FROM notes WHERE project=? AND environment=? AND dataset=? AND note_id IN ({marks})",
-                       (*scope, *note_ids))
-        by_id = {r["note_id"]: _note(r) for r in rows}
-        return [by_id[i] for i in note_ids if i in by_id]
+        return self._by_ids(f"SELECT {NOTE_COLUMNS} FROM notes", "note_id", scope, note_ids, _note)
 
     def list_notes(self, scope: Scope, namespaces: list[str] | None, include_forgotten: bool, limit: int,
                    offset: int) -> tuple[list[Note], int]:
@@ -586,13 +574,17 @@ class SQLiteStore(Store):
             self._bump(scope)
 
     def get_facts(self, scope: Scope, fact_ids: list[str]) -> list[Fact]:
-        if not fact_ids:
+        return self._by_ids(f"SELECT {FACT_COLUMNS} FROM facts f", "fact_id", scope, fact_ids, _fact)
+
+    def _by_ids(self, select: str, key: str, scope: Scope, ids: list[str], build) -> list:
+        """Rows of one scope by id, in the order of ``ids`` (missing ids left out)."""
+        if not ids:
             return []
-        marks = ",".join("?" * len(fact_ids))
-        rows = self._q(f"SELECT {FACT_COLUMNS} FROM facts f WHERE project=? AND environment=? AND dataset=? AND fact_id IN ({marks})",
-                       (*scope, *fact_ids))
-        by_id = {r["fact_id"]: _fact(r) for r in rows}
-        return [by_id[i] for i in fact_ids if i in by_id]
+        marks = ",".join("?" * len(ids))
+        rows = self._q(f"{select} WHERE project=? AND environment=? AND dataset=? AND {key} IN ({marks})",
+                       (*scope, *ids))
+        by_id = {r[key]: build(r) for r in rows}
+        return [by_id[i] for i in ids if i in by_id]
 
     def facts_in_slot(self, scope: Scope, predicates: list[str], at: datetime,
                       limit: int | None = None) -> list[Fact]:
