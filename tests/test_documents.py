@@ -1,7 +1,8 @@
 """Versioned documents through ``mem.documents``: compare-and-set writes, expiry, purge, tenancy, and
 racing writers (threads with their own ``Memory`` on one SQLite file, and threads sharing one).
 
-Real SQLite (in memory, or a file under ``tmp_path``); no embedder (documents never embed).
+Real stores, each test on both backends (SQLite in memory or a file, PostgreSQL); no embedder
+(documents never embed).
 Expiry uses real time with short lifetimes: a document that must still be visible gets an hour.
 """
 from __future__ import annotations
@@ -16,8 +17,8 @@ from kenning import DocumentConflict, EmptyText, InputError, Memory, NotFound, S
 
 
 @pytest.fixture
-def mem():
-    m = Memory(":memory:", embedder=None)
+def mem(new_memory):
+    m = new_memory(embedder=None)
     yield m
     m.close()
 
@@ -112,10 +113,10 @@ def test_bad_names_are_refused(mem, scope_key, path):
         mem.documents.read(scope_key, path)
 
 
-def test_text_checks(mem):
+def test_text_checks(mem, new_memory):
     with pytest.raises(InputError):
         mem.documents.write("s", "p", 42)
-    small = Memory(":memory:", embedder=None, settings=Settings(max_text_chars=10))
+    small = new_memory(embedder=None, settings=Settings(max_text_chars=10))
     try:
         with pytest.raises(TextTooLarge):
             small.documents.write("s", "p", "x" * 11)
@@ -237,8 +238,8 @@ def race(write_for_thread) -> tuple[list, list]:
 
 
 @pytest.mark.parametrize("expected", [None, 1], ids=["create", "update"])
-def test_racing_writers_with_own_memory_on_one_file_exactly_one_wins(tmp_path, expected):
-    url = f"sqlite:///{tmp_path / 'docs.db'}"
+def test_racing_writers_with_own_memory_on_one_file_exactly_one_wins(expected, store_url):
+    url = store_url
     setup = Memory(url, embedder=None)
     if expected == 1:
         setup.documents.write("s", "p", "start")
@@ -257,8 +258,8 @@ def test_racing_writers_with_own_memory_on_one_file_exactly_one_wins(tmp_path, e
 
 
 @pytest.mark.parametrize("expected", [None, 1], ids=["create", "update"])
-def test_racing_writers_sharing_one_memory_exactly_one_wins(tmp_path, expected):
-    mem = Memory(f"sqlite:///{tmp_path / 'shared.db'}", embedder=None)
+def test_racing_writers_sharing_one_memory_exactly_one_wins(store_url, expected):
+    mem = Memory(store_url, embedder=None)
     try:
         if expected == 1:
             mem.documents.write("s", "p", "start")
@@ -270,9 +271,9 @@ def test_racing_writers_sharing_one_memory_exactly_one_wins(tmp_path, expected):
         mem.close()
 
 
-def test_losers_read_again_and_retry_until_all_land(tmp_path):
+def test_losers_read_again_and_retry_until_all_land(store_url):
     """The documented recipe: on DocumentConflict read the live version and retry. Every write lands once."""
-    url = f"sqlite:///{tmp_path / 'retry.db'}"
+    url = store_url
     setup = Memory(url, embedder=None)
     setup.documents.write("s", "log", "")
     mems = [Memory(url, embedder=None) for _ in range(THREADS)]

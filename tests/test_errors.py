@@ -224,11 +224,18 @@ def test_empty_recall_query_is_refused(mem, query):
 
 # -- configuration ---------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("url", ["ftp://host/x", "mysql://u@h/db", "postgresql://localhost/kenning"])
+@pytest.mark.parametrize("url", ["ftp://host/x", "mysql://u@h/db"])
 def test_unusable_store_url_raises_config_error(url, local_embedder):
     with pytest.raises(ConfigError) as info:
         Memory(url)
     assert "sqlite" in str(info.value)
+
+
+def test_unreachable_postgres_raises_config_error_naming_it(tmp_path, local_embedder):
+    url = f"postgresql://kenning:secret@/kenning?host={tmp_path}/no-server"
+    with pytest.raises(ConfigError) as info:
+        Memory(url)
+    assert "cannot connect to PostgreSQL" in str(info.value) and "secret" not in str(info.value)
 
 
 def test_unwritable_store_path_raises_config_error(tmp_path, local_embedder):

@@ -26,8 +26,8 @@ def objects(mem, dataset, **query):
     return sorted(f.object for f in mem.list_facts(dataset, limit=100, **query).facts)
 
 
-def test_add_turn_returns_at_once_and_flush_applies_it():
-    with Memory(":memory:") as mem:
+def test_add_turn_returns_at_once_and_flush_applies_it(new_memory):
+    with new_memory() as mem:
         r = mem.add_turn("sam", "user", "I live in Berlin.", at=at(0))
         assert (r.status, r.processing_status, r.memory_id, r.already_exists) == ("processing", "queued", None, False)
         assert r.request_id
@@ -39,8 +39,8 @@ def test_add_turn_returns_at_once_and_flush_applies_it():
         assert mem.status(memory_id=s.memory_id).searchable is True
 
 
-def test_assistant_turn_and_repeated_client_ref_are_answered_at_once():
-    with Memory(":memory:", settings=Settings(worker_threads=0)) as mem:
+def test_assistant_turn_and_repeated_client_ref_are_answered_at_once(new_memory):
+    with new_memory(settings=Settings(worker_threads=0)) as mem:
         skipped = mem.add_turn("sam", "assistant", "You should visit Porto.")
         assert (skipped.status, skipped.reason) == ("skipped", "skipped_non_user_turn")
         first = mem.add_turn("sam", "user", "I play the cello.", client_ref="msg-1")
@@ -50,8 +50,8 @@ def test_assistant_turn_and_repeated_client_ref_are_answered_at_once():
         assert mem.store.count_jobs(("queued",)) == 1
 
 
-def test_bad_turns_are_refused_before_queueing():
-    with Memory(":memory:", settings=Settings(worker_threads=0)) as mem:
+def test_bad_turns_are_refused_before_queueing(new_memory):
+    with new_memory(settings=Settings(worker_threads=0)) as mem:
         with pytest.raises(InputError):
             mem.add_turn("sam", "user", "x" * 100_001)
         with pytest.raises(InputError):
@@ -59,8 +59,8 @@ def test_bad_turns_are_refused_before_queueing():
         assert mem.store.count_jobs(("queued", "distilling", "done", "failed")) == 0
 
 
-def test_status_of_unknown_or_foreign_ids():
-    with Memory(":memory:", settings=Settings(worker_threads=0)) as mem:
+def test_status_of_unknown_or_foreign_ids(new_memory):
+    with new_memory(settings=Settings(worker_threads=0)) as mem:
         r = mem.add_turn("sam", "user", "I live in Oslo.", project="p1")
         with pytest.raises(NotFound):
             mem.status("req_nope")
@@ -72,8 +72,8 @@ def test_status_of_unknown_or_foreign_ids():
             mem.status()
 
 
-def test_one_dataset_runs_in_arrival_order_even_with_two_workers():
-    with Memory(":memory:", settings=Settings(worker_threads=2)) as mem:
+def test_one_dataset_runs_in_arrival_order_even_with_two_workers(new_memory):
+    with new_memory(settings=Settings(worker_threads=2)) as mem:
         cities = ["berlin", "lisbon", "madrid", "oslo", "rome", "paris", "vienna", "prague"]
         for i, city in enumerate(cities * 3):
             mem.add_turn("sam", "user", f"I live in {city.title()}.", at=at(i))
@@ -84,8 +84,8 @@ def test_one_dataset_runs_in_arrival_order_even_with_two_workers():
         assert [f.object for f in history if f.invalid_at is None] == ["prague"]
 
 
-def test_worker_that_loses_its_lease_commits_nothing(tmp_path):
-    url = f"sqlite:///{tmp_path}/q.db"
+def test_worker_that_loses_its_lease_commits_nothing(store_url):
+    url = store_url
     with Memory(url, settings=Settings(worker_threads=0)) as mem:
         r = mem.add_turn("sam", "user", "I live in Berlin.", at=at(0))
         slow = Worker(mem, lease_seconds=0.01, name="slow")
@@ -113,9 +113,9 @@ class Exploding(Extractor):
         return RuleExtractor().extract(text, at=at)
 
 
-def test_failed_jobs_keep_turn_and_error_and_can_be_retried():
+def test_failed_jobs_keep_turn_and_error_and_can_be_retried(new_memory):
     extractor = Exploding()
-    with Memory(":memory:", extractor=extractor) as mem:
+    with new_memory(extractor=extractor) as mem:
         r = mem.add_turn("sam", "user", "I live in Berlin.", at=at(0))
         mem.flush(timeout=30)
         s = mem.status(r.request_id)
@@ -129,8 +129,8 @@ def test_failed_jobs_keep_turn_and_error_and_can_be_retried():
         assert objects(mem, "sam") == ["berlin"]
 
 
-def test_close_stops_the_workers():
-    mem = Memory(":memory:")
+def test_close_stops_the_workers(new_memory):
+    mem = new_memory()
     mem.add_turn("sam", "user", "I live in Berlin.")
     mem.flush(timeout=30)
     threads = list(mem._workers.threads)
@@ -139,8 +139,8 @@ def test_close_stops_the_workers():
     assert not any(t.is_alive() for t in threads)
 
 
-def test_flush_without_workers_says_how_to_drain():
-    with Memory(":memory:", settings=Settings(worker_threads=0)) as mem:
+def test_flush_without_workers_says_how_to_drain(new_memory):
+    with new_memory(settings=Settings(worker_threads=0)) as mem:
         mem.add_turn("sam", "user", "I live in Berlin.")
         with pytest.raises(Exception, match="kenning worker"):
             mem.flush(timeout=1)
@@ -160,26 +160,25 @@ harmonica mandolin oboe saxophone trombone trumpet ukulele violin xylophone bagp
 opera jazz blues reggae techno flamenco kimchi tacos ramen paella lasagna falafel dumplings croissants
 pretzels hummus burritos curry risotto gelato espresso matcha kombucha sourdough""".split()
 
-def _worker(db: str, *extra: str) -> subprocess.Popen:
-    env = {**os.environ, "KENNING_HOME": os.path.dirname(db)}
+def _worker(db: str, home, *extra: str) -> subprocess.Popen:
+    env = {**os.environ, "KENNING_HOME": str(home)}
     return subprocess.Popen([sys.executable, "-m", "kenning.cli", "--db", db, "worker", "--lease", "2",
                              "--poll", "0.1", *extra], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
 
 
 @pytest.mark.slow
-def test_sigkill_mid_batch_every_job_runs_exactly_once(tmp_path):
-    db = str(tmp_path / "crash.db")
+def test_sigkill_mid_batch_every_job_runs_exactly_once(tmp_path, store_url):
+    db = store_url
     datasets = [f"user-{d}" for d in range(3)]
     n = len(HOBBIES)
-    with Memory(f"sqlite:///{db}", settings=Settings(worker_threads=0)) as mem:
-        for i, hobby in enumerate(HOBBIES):
-            for d in datasets:
-                mem.add_turn(d, "user", f"I love {hobby}.", at=at(i), message_id=f"{d}-m{i}")
+    with Memory(db, settings=Settings(worker_threads=0)) as mem:
+        requests = [mem.add_turn(d, "user", f"I love {hobby}.", at=at(i), message_id=f"{d}-m{i}").request_id
+                    for i, hobby in enumerate(HOBBIES) for d in datasets]
         total = mem.store.count_jobs(("queued",))
     assert total == n * len(datasets)
 
-    proc = _worker(db)
-    with Memory(f"sqlite:///{db}", settings=Settings(worker_threads=0)) as probe:
+    proc = _worker(db, tmp_path)
+    with Memory(db, settings=Settings(worker_threads=0)) as probe:
         deadline = time.monotonic() + 120
         # Kill while a job is claimed and its transaction is open: the worst moment.
         while time.monotonic() < deadline and not (probe.store.count_jobs(("done",)) >= total // 3
@@ -191,10 +190,10 @@ def test_sigkill_mid_batch_every_job_runs_exactly_once(tmp_path):
         in_flight = probe.store.count_jobs(("distilling",))
     assert 0 < done_at_kill < total
 
-    restart = _worker(db, "--exit-when-idle")
+    restart = _worker(db, tmp_path, "--exit-when-idle")
     assert restart.wait(timeout=300) == 0, restart.stdout.read().decode()
 
-    with Memory(f"sqlite:///{db}", settings=Settings(worker_threads=0)) as mem:
+    with Memory(db, settings=Settings(worker_threads=0)) as mem:
         assert mem.store.count_jobs(("done",)) == total
         assert mem.store.count_jobs(("queued", "distilling", "failed")) == 0
         duplicates = 0
@@ -213,8 +212,7 @@ def test_sigkill_mid_batch_every_job_runs_exactly_once(tmp_path):
                 assert mem.store.get_episode(Scope("default", "default", d), f"{d}-m{i}") is not None
         assert duplicates == 0
         # Each job's receipt shows one stored fact and no dedup: no job's effects were applied twice.
-        rows = mem.store._q("SELECT job_id FROM jobs")
-        receipts = [mem.status(r[0]).result for r in rows]
+        receipts = [mem.status(request_id).result for request_id in requests]
         assert all(r.candidates_stored == 1 and r.candidates_deduped == 0 for r in receipts)
     print(f"\ncrash test: {total} jobs queued, SIGKILL after {done_at_kill} done ({in_flight} in flight), "
           f"{total} done after restart, duplicates: {duplicates}")

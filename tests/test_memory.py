@@ -11,6 +11,12 @@ from kenning.model import Scope
 T0 = datetime(2025, 2, 1, 9, 0, tzinfo=timezone.utc)
 
 
+@pytest.fixture
+def mem(new_memory, local_embedder):
+    """Each test runs on both stores (see conftest: the conformance suite)."""
+    return new_memory()
+
+
 def at(day: int) -> datetime:
     return T0 + timedelta(days=day)
 
@@ -50,13 +56,13 @@ def test_default_store_lives_under_kenning_home(tmp_path, monkeypatch, local_emb
         assert mem.list_facts("sam").total == 1
 
 
-def test_memories_share_one_loaded_embedder(local_embedder):
-    with Memory(":memory:") as a, Memory(":memory:") as b:
+def test_memories_share_one_loaded_embedder(local_embedder, new_memory):
+    with new_memory() as a, new_memory() as b:
         assert a.embedder is b.embedder is local_embedder
 
 
-def test_custom_embedder_works_end_to_end(hash_embedder_cls, db_path):
-    with Memory(str(db_path), embedder=hash_embedder_cls(32)) as mem:
+def test_custom_embedder_works_end_to_end(hash_embedder_cls, store_url):
+    with Memory(store_url, embedder=hash_embedder_cls(32)) as mem:
         mem.add("I live in Berlin and I love jazz.", "sam", at=at(0))
         assert mem.store.embedding_dim() == 32
         res = mem.recall("jazz", "sam")
@@ -79,17 +85,17 @@ def test_same_dataset_in_another_project_or_environment_sees_nothing(mem):
     assert objects(mem.recall("Where does the user live?", "sam").facts) == ["berlin"]
 
 
-def test_project_from_settings_is_the_default(db_path, local_embedder):
-    with Memory(str(db_path), project="acme") as acme:
+def test_project_from_settings_is_the_default(local_embedder, store_url):
+    with Memory(store_url, project="acme") as acme:
         acme.add("I live in Rome.", "sam", at=at(0))
-    with Memory(str(db_path)) as default:
+    with Memory(store_url) as default:
         assert default.list_facts("sam").total == 0
         assert objects(default.list_facts("sam", project="acme")) == ["rome"]
 
 
-def test_environment_from_the_environment_variable(db_path, monkeypatch, local_embedder):
+def test_environment_from_the_environment_variable(monkeypatch, local_embedder, store_url):
     monkeypatch.setenv("KENNING_ENVIRONMENT", "staging")
-    with Memory(str(db_path)) as mem:
+    with Memory(store_url) as mem:
         mem.add("I live in Rome.", "sam", at=at(0))
         assert mem.list_facts("sam").total == 1
         assert mem.list_facts("sam", environment="default").total == 0
@@ -231,10 +237,10 @@ def test_entity_filter_treats_wildcards_literally(mem):
 
 # -- two processes' worth of writers on one file ------------------------------------------------
 
-def test_concurrent_writers_on_one_file_store_one_fact(db_path, local_embedder):
+def test_concurrent_writers_on_one_file_store_one_fact(local_embedder, store_url):
     import threading
 
-    first, second = Memory(str(db_path)), Memory(str(db_path))
+    first, second = Memory(store_url), Memory(store_url)
     barrier = threading.Barrier(2)
     receipts, errors = [], []
 

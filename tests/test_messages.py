@@ -1,13 +1,15 @@
 """Message recall through ``mem.messages``: index, search, ids, conflicts, chats, tenancy.
 
 Messages indexed here and messages mined by ``Memory.add`` are the same rows
-(episodes); a temporary chat stores nothing. Real SQLite and the real bundled
-embedder throughout; an embedder-less ``Memory`` shows the keyword-only path.
+(episodes); a temporary chat stores nothing. Real stores (each test on SQLite and
+PostgreSQL) and the real bundled embedder throughout; an embedder-less ``Memory`` shows
+the keyword-only path.
 """
 from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
+import numpy as np
 import pytest
 
 from kenning import (Conflict, EmptyText, Episode, InputError, InvalidTime, Memory, MessageHit, NotFound, Scope,
@@ -30,6 +32,13 @@ def sc(dataset: str, project: str = "default", environment: str = "default") -> 
     return Scope(project, environment, dataset)
 
 
+def embedded(mem, kind: str = "episode", dataset: str = "sam") -> list[str]:
+    """Ids of the dataset's messages that have a vector: a search deep enough returns every one."""
+    dim = mem.store.embedding_dim() or 384
+    query = np.full(dim, 1 / np.sqrt(dim), dtype=np.float32)
+    return sorted(key for key, _ in mem.store.vector_search(sc(dataset), kind, query, 10_000))
+
+
 def fill(mem, dataset="sam", **tenant):
     for i, text in enumerate(FILLER):
         mem.messages.index(dataset, text, chat="c0", at=at(i), **tenant)
@@ -40,9 +49,15 @@ def texts(hits):
 
 
 @pytest.fixture
-def plain():
+def mem(new_memory, local_embedder):
+    """Each test runs on both stores (see conftest: the conformance suite)."""
+    return new_memory()
+
+
+@pytest.fixture
+def plain(new_memory):
     """No embedder: the keyword signal alone."""
-    m = Memory(":memory:", embedder=None)
+    m = new_memory(embedder=None)
     yield m
     m.close()
 
@@ -74,9 +89,7 @@ def test_index_does_not_mine_facts(mem):
 def test_each_message_keeps_exactly_one_embedding(mem):
     ids = [mem.messages.index("sam", t, chat="c1", at=at(i)).episode_id
            for i, t in enumerate(["I bought a red bicycle.", "It has a flat tyre.", "I fixed it myself."])]
-    matrix_ids, matrix, chats = mem.store.episode_matrix(sc("sam"))
-    assert sorted(matrix_ids) == sorted(ids)
-    assert matrix.shape == (3, mem.embedder.dim) and chats == ["c1"] * 3
+    assert embedded(mem) == sorted(ids)
     assert mem.store.pending("episode", 10) == []
 
 
@@ -85,7 +98,7 @@ def test_temporary_message_stores_nothing(mem):
     with pytest.raises(NotFound):
         mem.messages.get("sam", "m-t")
     assert mem.messages.search("sam", "bank PIN") == []
-    assert mem.store.episode_matrix(sc("sam"))[0] == []
+    assert embedded(mem) == []
     assert mem.recall("bank PIN", "sam").messages == []
 
 
@@ -110,7 +123,7 @@ def test_a_100k_message_is_kept_whole_and_searchable(mem):
 def test_bad_index_input_is_refused_and_nothing_is_stored(mem, call, error):
     with pytest.raises(error):
         call(mem)
-    assert mem.store.episode_matrix(sc("sam"))[0] == []
+    assert embedded(mem) == []
     assert mem.store.pending("episode", 10) == []
 
 
@@ -121,14 +134,14 @@ def test_reused_message_id_with_different_text_is_a_conflict(mem):
     with pytest.raises(Conflict, match="m-1"):
         mem.messages.index("sam", "I sold my car.", message_id="m-1", at=at(1))
     assert mem.messages.get("sam", "m-1").content == "I bought a red bicycle."
-    assert mem.store.episode_matrix(sc("sam"))[0] == ["m-1"]
+    assert embedded(mem) == ["m-1"]
 
 
 def test_reused_message_id_with_the_same_text_returns_the_kept_message(mem):
     first = mem.messages.index("sam", "I bought a red bicycle.", message_id="m-1", at=at(0))
     again = mem.messages.index("sam", "I bought a red bicycle.", message_id="m-1", at=at(0))
     assert again.episode_id == "m-1" and again.created_at == first.created_at
-    assert mem.store.episode_matrix(sc("sam"))[0] == ["m-1"]
+    assert embedded(mem) == ["m-1"]
 
 
 def test_add_after_index_with_a_different_text_is_a_conflict(mem):
@@ -169,7 +182,7 @@ def test_add_then_index_with_the_same_id_is_one_row(mem):
     r = mem.add("I live in Porto.", "sam", message_id="m-1", chat="c1", at=at(0))
     again = mem.messages.index("sam", "I live in Porto.", message_id="m-1", chat="c1", at=at(0))
     assert again.episode_id == "m-1" == r.episode_id
-    assert mem.store.episode_matrix(sc("sam"))[0] == ["m-1"]
+    assert embedded(mem) == ["m-1"]
     assert [h.message_id for h in mem.messages.search("sam", "Porto")] == ["m-1"]
 
 
@@ -178,7 +191,7 @@ def test_index_then_add_with_the_same_id_is_one_row_and_facts_cite_it(mem):
     r = mem.add("I live in Porto.", "sam", message_id="m-1", chat="c1", at=at(0))
     assert r.status == "stored" and r.episode_id == "m-1"
     assert [f.episode_id for f in mem.list_facts("sam").facts] == ["m-1"]
-    assert mem.store.episode_matrix(sc("sam"))[0] == ["m-1"]
+    assert embedded(mem) == ["m-1"]
     res = mem.recall("Where does the user live?", "sam")
     assert [m.message_id for m in res.messages] == ["m-1"]
 
@@ -279,15 +292,15 @@ def test_get_of_an_unknown_message_raises_not_found(mem):
 
 # -- embeddings filled later --------------------------------------------------------------------------
 
-def test_messages_indexed_without_an_embedder_are_embedded_later(tmp_path, local_embedder):
-    url = f"sqlite:///{tmp_path}/k.db"
+def test_messages_indexed_without_an_embedder_are_embedded_later(local_embedder, store_url):
+    url = store_url
     with Memory(url, embedder=None) as plain:
         plain.messages.index("sam", "I bought a red bicycle.", message_id="m-bike", chat="c1", at=at(0))
         assert [key for _, key, _ in plain.store.pending("episode", 10)] == ["m-bike"]
     with Memory(url) as mem:
         mem.embed_pending()
         assert mem.store.pending("episode", 10) == []
-        assert mem.store.episode_matrix(sc("sam"))[0] == ["m-bike"]
+        assert embedded(mem) == ["m-bike"]
         hits = mem.messages.search("sam", "cycling purchase")  # no shared word: the vector finds it
         assert [h.message_id for h in hits] == ["m-bike"] and "vector" in hits[0].signals
 

@@ -1,9 +1,9 @@
 """Archival notes through ``mem.notes``: save, search, list, forget, save_extracted, namespaces,
 size limits, embeddings filled later, and tenancy.
 
-Real SQLite and the real bundled embedder throughout. To count embedder calls the
-real embedder is wrapped in a small ``Embedder`` subclass handed to ``Memory`` the
-way any provider is.
+Real stores (each test on SQLite and PostgreSQL) and the real bundled embedder throughout.
+To count embedder calls the real embedder is wrapped in a small ``Embedder`` subclass
+handed to ``Memory`` the way any provider is.
 """
 from __future__ import annotations
 
@@ -47,11 +47,24 @@ def counting(local_embedder):
 
 
 @pytest.fixture
-def plain():
+def mem(new_memory, local_embedder):
+    """Each test runs on both stores (see conftest: the conformance suite)."""
+    return new_memory()
+
+
+@pytest.fixture
+def plain(new_memory):
     """No embedder: the keyword signal alone."""
-    m = Memory(":memory:", embedder=None)
+    m = new_memory(embedder=None)
     yield m
     m.close()
+
+
+def embedded(mem, kind: str = "note", dataset: str = "sam") -> list[str]:
+    """Ids of the dataset's remembered notes that have a vector: a search deep enough returns every one."""
+    dim = mem.store.embedding_dim() or 384
+    query = np.full(dim, 1 / np.sqrt(dim), dtype=np.float32)
+    return sorted(key for key, _ in mem.store.vector_search(sc(dataset), kind, query, 10_000))
 
 
 def fill(mem, dataset="sam", **tenant):
@@ -286,17 +299,17 @@ def test_a_forgotten_text_can_be_saved_again(mem):
 
 # -- save_extracted -----------------------------------------------------------------------------------
 
-def test_save_extracted_embeds_the_batch_in_one_call(counting):
-    with Memory(":memory:", embedder=counting) as mem:
+def test_save_extracted_embeds_the_batch_in_one_call(counting, new_memory):
+    with new_memory(embedder=counting) as mem:
         saved = mem.notes.save_extracted("sam", [LISBON, DOG, TEA])
         assert note_texts(saved) == [LISBON, DOG, TEA]
         assert len(counting.calls) == 1 and len(counting.calls[0]) == 3
-        assert len(mem.store.note_matrix(sc("sam"))[0]) == 3
+        assert len(embedded(mem)) == 3
 
 
-def test_save_extracted_skips_near_duplicates_of_kept_notes(counting):
+def test_save_extracted_skips_near_duplicates_of_kept_notes(counting, new_memory):
     assert cos(counting.inner, LISBON, LISBON_NEAR) >= 0.92 > cos(counting.inner, LISBON, DOG)
-    with Memory(":memory:", embedder=counting) as mem:
+    with new_memory(embedder=counting) as mem:
         mem.notes.save("sam", LISBON)
         counting.calls.clear()
         saved = mem.notes.save_extracted("sam", [LISBON_NEAR, DOG, LISBON])
@@ -305,8 +318,8 @@ def test_save_extracted_skips_near_duplicates_of_kept_notes(counting):
         assert sorted(note_texts(mem.notes.list("sam"))) == sorted([LISBON, DOG])
 
 
-def test_save_extracted_skips_near_duplicates_within_the_batch(counting):
-    with Memory(":memory:", embedder=counting) as mem:
+def test_save_extracted_skips_near_duplicates_within_the_batch(counting, new_memory):
+    with new_memory(embedder=counting) as mem:
         saved = mem.notes.save_extracted("sam", [LISBON, LISBON_NEAR, DOG, DOG])
         assert note_texts(saved) == [LISBON, DOG]
         assert len(counting.calls) == 1
@@ -336,18 +349,18 @@ def test_dedupe_threshold_argument_overrides_the_setting(mem):
     assert note_texts(mem.notes.save_extracted("sam", [LISBON], dedupe_threshold=0.999)) == [LISBON]
 
 
-def test_note_dedupe_threshold_setting(local_embedder, monkeypatch):
-    with Memory(":memory:", settings=Settings(note_dedupe_threshold=0.9)) as mem:
+def test_note_dedupe_threshold_setting(local_embedder, monkeypatch, new_memory):
+    with new_memory(settings=Settings(note_dedupe_threshold=0.9)) as mem:
         mem.notes.save("sam", TEA)
         assert mem.notes.save_extracted("sam", [TEA_PARAPHRASE]) == []
     monkeypatch.setenv("KENNING_NOTE_DEDUPE_THRESHOLD", "0.9")
-    with Memory(":memory:") as mem:
+    with new_memory() as mem:
         mem.notes.save("sam", TEA)
         assert mem.notes.save_extracted("sam", [TEA_PARAPHRASE]) == []
 
 
-def test_save_extracted_of_nothing_saves_and_embeds_nothing(counting):
-    with Memory(":memory:", embedder=counting) as mem:
+def test_save_extracted_of_nothing_saves_and_embeds_nothing(counting, new_memory):
+    with new_memory(embedder=counting) as mem:
         assert mem.notes.save_extracted("sam", []) == []
         assert counting.calls == []
 
@@ -372,8 +385,8 @@ def test_save_extracted_without_an_embedder_skips_exact_repeats_only(plain):
     assert note_texts(plain.notes.save_extracted("sam", [LISBON, LISBON_NEAR])) == [LISBON_NEAR]
 
 
-def test_save_extracted_dedupes_against_a_pending_note(tmp_path, local_embedder):
-    url = f"sqlite:///{tmp_path}/k.db"
+def test_save_extracted_dedupes_against_a_pending_note(local_embedder, store_url):
+    url = store_url
     with Memory(url, embedder=None) as plain:
         plain.notes.save("sam", LISBON)
     with Memory(url) as mem:
@@ -394,8 +407,8 @@ def test_a_note_of_100k_characters_is_kept_whole(mem):
     assert mem.notes.search("sam", "Lisbon office")[0].note.note_id == note.note_id
 
 
-def test_max_note_chars_setting(local_embedder):
-    with Memory(":memory:", settings=Settings(max_note_chars=50)) as mem:
+def test_max_note_chars_setting(local_embedder, new_memory):
+    with new_memory(settings=Settings(max_note_chars=50)) as mem:
         mem.notes.save("sam", "x" * 50)
         with pytest.raises(TextTooLarge):
             mem.notes.save("sam", "y" * 51)
@@ -411,12 +424,12 @@ def test_empty_or_non_text_notes_are_refused(mem, text, error):
 
 # -- embeddings filled later --------------------------------------------------------------------------
 
-def test_notes_saved_without_an_embedder_are_embedded_later(tmp_path, local_embedder):
-    url = f"sqlite:///{tmp_path}/k.db"
+def test_notes_saved_without_an_embedder_are_embedded_later(local_embedder, store_url):
+    url = store_url
     with Memory(url, embedder=None) as plain:
         note = plain.notes.save("sam", LISBON)
         assert [key for _, key, _ in plain.store.pending("note", 10)] == [note.note_id]
-        assert plain.store.note_matrix(sc("sam"))[0] == []
+        assert embedded(plain) == []
     with Memory(url) as mem:
         mem.embed_pending()
         assert mem.store.pending("note", 10) == []
@@ -449,13 +462,12 @@ def test_embed_pending_writes_no_vector_for_a_text_that_changed_meanwhile(tmp_pa
         assert [(key, text) for _, key, text in mem.store.pending("note", 10)] == [(note.note_id, DOG)]
         mem.embed_pending()  # the edited text is embedded on the next pass
         assert mem.store.pending("note", 10) == []
-        (ids, matrix, _) = mem.store.note_matrix(sc("sam"))
-        assert ids == [note.note_id]
-        assert float(matrix[0] @ local_embedder.embed(DOG)) > 0.99
+        ((key, score),) = mem.store.vector_search(sc("sam"), "note", local_embedder.embed(DOG), 10)
+        assert key == note.note_id and score > 0.99
 
 
-def test_set_vector_refuses_a_stale_text(mem, local_embedder):
-    with Memory(":memory:", embedder=None) as plain:
+def test_set_vector_refuses_a_stale_text(mem, local_embedder, new_memory):
+    with new_memory(embedder=None) as plain:
         note = plain.notes.save("sam", LISBON)
         plain.store.check_embedding_model(local_embedder.name, local_embedder.dim)
         vec = local_embedder.embed("an older text")

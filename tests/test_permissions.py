@@ -6,7 +6,8 @@ files in ``user``, ``agent:*``, ``chat:*``, ``project:*``), reads organization m
 only with the admin permission (owner, admin). Nobody reads another user's memory, admins included.
 Documents are the service's alone. Refusals are ``PermissionDenied`` naming the missing permission.
 
-Real SQLite in memory, no embedder (keyword recall only), the rule extractor for facts.
+Real stores (each test on SQLite and PostgreSQL), no embedder (keyword recall only), the rule
+extractor for facts.
 """
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import itertools
 
 import pytest
 
-from kenning import InputError, InvalidScope, Memory, MemoryToolError, NotFound, PermissionDenied, Settings
+from kenning import InputError, InvalidScope, MemoryToolError, NotFound, PermissionDenied, Settings
 
 READ, ADMIN = "ai.read", "ai.admin"
 PRINCIPALS = ["service", "owner", "admin", "member"]
@@ -24,8 +25,8 @@ OWN, OTHER = "sam", "alex"
 
 
 @pytest.fixture
-def mem():
-    m = Memory(":memory:", embedder=None, settings=Settings(worker_threads=0))
+def mem(new_memory):
+    m = new_memory(embedder=None, settings=Settings(worker_threads=0))
     yield m
     m.close()
 
@@ -315,8 +316,8 @@ def test_roles_and_bound_dataset_are_checked(mem):
     assert mem.as_user(OWN, "member").permissions == {READ}
 
 
-def test_permission_names_come_from_settings():
-    m = Memory(":memory:", embedder=None, settings=Settings(permission_read="memory.view",
+def test_permission_names_come_from_settings(new_memory):
+    m = new_memory(embedder=None, settings=Settings(permission_read="memory.view",
                                                               permission_admin="memory.manage"))
     try:
         member = m.as_user(OWN, "member")
@@ -333,10 +334,10 @@ def test_permission_names_come_from_settings():
         m.close()
 
 
-def test_permission_names_from_the_environment(monkeypatch):
+def test_permission_names_from_the_environment(monkeypatch, new_memory):
     monkeypatch.setenv("KENNING_PERMISSION_READ", "kn.read")
     monkeypatch.setenv("KENNING_PERMISSION_ADMIN", "kn.admin")
-    m = Memory(":memory:", embedder=None)
+    m = new_memory(embedder=None)
     try:
         with pytest.raises(PermissionDenied) as info:
             m.as_user(OWN, "member").notes.save(OWN, "x", namespace="organization")

@@ -5,15 +5,21 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from kenning import InputError, Memory, Settings
+from kenning import InputError, Settings
 
 
-def _mem(**settings):
-    return Memory(":memory:", settings=Settings(**settings)) if settings else Memory(":memory:")
+@pytest.fixture
+def mem(new_memory, local_embedder):
+    """Each test runs on both stores (see conftest: the conformance suite)."""
+    return new_memory()
 
 
-def test_recall_ranks_the_asked_slot_first_and_says_why():
-    mem = _mem()
+def _mem(new_memory, **settings):
+    return new_memory(settings=Settings(**settings)) if settings else new_memory()
+
+
+def test_recall_ranks_the_asked_slot_first_and_says_why(new_memory):
+    mem = _mem(new_memory)
     for text in ("I live in Porto.", "I love ramen.", "I work at Farfetch.", "I'm allergic to shellfish."):
         mem.add(text, dataset="sam", at="2026-08-16T09:00:00Z")
     res = mem.recall("Where does the user live?", dataset="sam")
@@ -26,8 +32,8 @@ def test_recall_ranks_the_asked_slot_first_and_says_why():
     assert (top.episode_id or top.message_id) == res.facts[0].episode_id
 
 
-def test_recall_never_returns_superseded_deleted_or_future_facts():
-    mem = _mem()
+def test_recall_never_returns_superseded_deleted_or_future_facts(new_memory):
+    mem = _mem(new_memory)
     mem.add("I live in Berlin.", dataset="sam", at="2026-07-01T10:00:00Z")
     mem.add("I moved to Lisbon last month.", dataset="sam", at="2026-09-03T10:00:00Z")
     mem.add("I drive a Honda Civic.", dataset="sam", at="2026-09-03T10:00:00Z")
@@ -39,8 +45,8 @@ def test_recall_never_returns_superseded_deleted_or_future_facts():
     assert "berlin" not in objects and "honda civic" not in objects
 
 
-def test_entity_named_in_the_query_brings_its_facts():
-    mem = _mem()
+def test_entity_named_in_the_query_brings_its_facts(new_memory):
+    mem = _mem(new_memory)
     mem.add("I'm looking at the Toyota Corolla Hybrid.", dataset="sam", at="2026-08-16T09:00:00Z")
     mem.add("I love ramen.", dataset="sam", at="2026-08-16T09:00:00Z")
     res = mem.recall("what about the toyota corolla hybrid", dataset="sam")
@@ -50,15 +56,15 @@ def test_entity_named_in_the_query_brings_its_facts():
     assert "corolla" in res.items[0].text.lower()
 
 
-def test_confidence_floor_applies_at_read_time_only():
-    strict = _mem(retrieval_floor=0.95)
+def test_confidence_floor_applies_at_read_time_only(new_memory):
+    strict = _mem(new_memory, retrieval_floor=0.95)
     strict.add("I live in Oslo.", dataset="sam")
     assert strict.list_facts("sam").total == 1          # stored regardless of the floor
     assert strict.recall("Where does the user live?", dataset="sam").facts == []
 
 
-def test_context_block_groups_by_anchor_within_budget():
-    mem = _mem()
+def test_context_block_groups_by_anchor_within_budget(new_memory):
+    mem = _mem(new_memory)
     for text in ("I live in Berlin.", "I'm a vegetarian.", "I love ramen.", "I speak Portuguese."):
         mem.add(text, dataset="sam", at="2026-08-16T09:00:00Z")
     res = mem.recall("What do you know about the user?", dataset="sam")
@@ -69,8 +75,8 @@ def test_context_block_groups_by_anchor_within_budget():
     assert short.context.count("\n- ") < res.context.count("\n- ")
 
 
-def test_recall_on_an_unknown_dataset_is_empty():
-    res = _mem().recall("anything", dataset="nobody")
+def test_recall_on_an_unknown_dataset_is_empty(new_memory):
+    res = _mem(new_memory).recall("anything", dataset="nobody")
     assert res.facts == [] and res.context == ""
 
 
@@ -159,8 +165,8 @@ def test_a_context_that_fits_the_budget_exactly_is_kept_whole(mem):
     assert mem.recall("Porto", dataset="sam", budget=len(full)).context == full
 
 
-def test_context_budget_defaults_to_the_setting():
-    mem = _mem(context_budget_chars=80)
+def test_context_budget_defaults_to_the_setting(new_memory):
+    mem = _mem(new_memory, context_budget_chars=80)
     _world(mem)
     res = mem.recall("Porto", dataset="sam")
     assert 0 < len(res.context) <= 80
@@ -182,8 +188,8 @@ def test_recall_is_deterministic(mem):
         (i.kind, i.id, i.score, i.signals) for i in second.items]
 
 
-def test_the_same_memories_give_the_same_context_in_a_fresh_store():
-    a, b = _mem(), _mem()
+def test_the_same_memories_give_the_same_context_in_a_fresh_store(new_memory):
+    a, b = _mem(new_memory), _mem(new_memory)
     _world(a)
     _world(b)
     for query in ("Porto", "What does the user like?", "weather"):
@@ -262,8 +268,8 @@ def test_a_query_of_punctuation_or_stopwords_does_not_crash(mem):
         assert isinstance(res.context, str)
 
 
-def test_keyword_only_recall_without_an_embedder():
-    with Memory(":memory:", embedder=None) as plain:
+def test_keyword_only_recall_without_an_embedder(new_memory):
+    with new_memory(embedder=None) as plain:
         _world(plain)
         res = plain.recall("Porto", dataset="sam")
         assert "porto" in [f.object for f in res.facts]
@@ -273,10 +279,10 @@ def test_keyword_only_recall_without_an_embedder():
         assert _sections(res.context) == ["User facts:", "Notes:", "Earlier messages:"]
 
 
-def test_context_budget_in_tokens():
+def test_context_budget_in_tokens(new_memory):
     from kenning.recall import count_tokens
 
-    mem = Memory(":memory:", settings=Settings(context_budget_unit="tokens", context_budget_chars=30))
+    mem = new_memory(settings=Settings(context_budget_unit="tokens", context_budget_chars=30))
     for text in ("I live in Berlin.", "I'm a vegetarian.", "I love ramen.", "I speak Portuguese."):
         mem.add(text, dataset="sam", at="2026-08-16T09:00:00Z")
     block = mem.recall("What do you know about the user?", dataset="sam").context

@@ -1,4 +1,4 @@
-"""The shared write-path scenarios, each through the public contract on a fresh in-memory store.
+"""The shared write-path scenarios, each through the public contract on a fresh store of each backend.
 
 The checks themselves live in ``shared/tools/check_scenarios.py`` (``run_scenario``),
 so this file and the command-line checker can never disagree about a scenario. On a clean
@@ -11,8 +11,6 @@ import json
 from pathlib import Path
 
 import pytest
-
-from kenning import Memory
 
 SHARED = Path(__file__).parents[2] / "shared"
 VENDORED = Path(__file__).parent / "data"
@@ -49,8 +47,8 @@ def checker():
 
 
 @pytest.mark.parametrize("scenario", _scenarios())
-def test_scenario(scenario, checker, local_embedder):
-    with Memory(":memory:") as mem:
+def test_scenario(scenario, checker, local_embedder, new_memory):
+    with new_memory() as mem:
         try:
             checker.run_scenario(mem, scenario, dataset=f"{scenario['id']}-1")
         except checker.Failure as exc:

@@ -12,6 +12,12 @@ from kenning import Candidate, Conflict, Extractor, InputError, Memory, Scope
 T0 = datetime(2025, 1, 10, 9, 0, tzinfo=timezone.utc)  # well in the past: "now" is after every turn
 
 
+@pytest.fixture
+def mem(new_memory, local_embedder):
+    """Each test runs on both stores (see conftest: the conformance suite)."""
+    return new_memory()
+
+
 def at(day: int) -> datetime:
     return T0 + timedelta(days=day)
 
@@ -146,10 +152,10 @@ def test_many_value_slot_accumulates(mem):
     assert objects(live(mem, "sam"), "likes") == ["jazz", "ramen", "tacos"]
 
 
-def test_configured_one_value_predicate_supersedes(local_embedder):
+def test_configured_one_value_predicate_supersedes(local_embedder, new_memory):
     from kenning import Settings
 
-    with Memory(":memory:", settings=Settings(one_value_predicates=("plays",))) as mem:
+    with new_memory(settings=Settings(one_value_predicates=("plays",))) as mem:
         mem.add("I play the cello.", "sam", at=at(0))
         r = mem.add("I play the piano.", "sam", at=at(1))
         assert len(r.supersedes) == 1
@@ -296,8 +302,8 @@ def test_temporary_chat_keeps_facts_but_no_episode(mem):
     assert mem.store.get_episode(sc("sam"), "m-tmp") is None
 
 
-def test_embedding_text_is_anchor_enriched(local_embedder, db_path):
-    with Memory(str(db_path), embedder=None) as mem:
+def test_embedding_text_is_anchor_enriched(local_embedder, store_url):
+    with Memory(store_url, embedder=None) as mem:
         mem.add("I live in Lisbon and I am allergic to peanuts.", "sam", at=at(0))
         texts = sorted(text for _, _, text in mem.store.pending_facts(10))
     assert texts == ["user is allergic to peanuts. About: peanuts.", "user lives in lisbon. About: lisbon."]
@@ -366,7 +372,7 @@ class ListExtractor(Extractor):
         return [c.model_copy(deep=True) for c in self.candidates]
 
 
-def test_candidates_are_normalised_and_enforced(local_embedder):
+def test_candidates_are_normalised_and_enforced(local_embedder, new_memory):
     cands = [
         Candidate(subject="Paris", predicate="is", object="a capital"),
         Candidate(predicate="Resides In!", object="  New   York ", object_is_entity=True, entity_type="city",
@@ -375,7 +381,7 @@ def test_candidates_are_normalised_and_enforced(local_embedder):
         Candidate(predicate="  ", object="something"),
         Candidate(predicate="likes", object="", confidence=-2),
     ]
-    with Memory(":memory:", extractor=ListExtractor(cands)) as mem:
+    with new_memory(extractor=ListExtractor(cands)) as mem:
         r = mem.add("anything", "sam", at=at(0))
         assert r.candidates_extracted == 5
         assert r.candidates_stored == 1 and r.candidates_rejected == 4
@@ -389,9 +395,9 @@ def test_candidates_are_normalised_and_enforced(local_embedder):
     assert fact.kind == "attribute"
 
 
-def test_confidence_is_clamped_not_filtered_at_write(local_embedder):
+def test_confidence_is_clamped_not_filtered_at_write(local_embedder, new_memory):
     cands = [Candidate(predicate="likes", object="jazz", confidence=0.05)]
-    with Memory(":memory:", extractor=ListExtractor(cands)) as mem:
+    with new_memory(extractor=ListExtractor(cands)) as mem:
         mem.add("anything", "sam", at=at(0))
         assert [f.confidence for f in live(mem, "sam")] == [0.05]
         assert mem.recall("jazz", "sam").facts == [], "below the retrieval floor at read time"
@@ -399,8 +405,8 @@ def test_confidence_is_clamped_not_filtered_at_write(local_embedder):
 
 # -- embeddings later ---------------------------------------------------------------------------
 
-def test_without_embedder_facts_are_pending_and_filled_later(db_path, local_embedder):
-    with Memory(str(db_path), embedder=None) as plain:
+def test_without_embedder_facts_are_pending_and_filled_later(local_embedder, store_url):
+    with Memory(store_url, embedder=None) as plain:
         r = plain.add("I live in Berlin and I love jazz.", "sam", at=at(0))
         plain.add("I play the cello.", "alex", at=at(0))
         assert r.candidates_stored == 2
@@ -408,7 +414,7 @@ def test_without_embedder_facts_are_pending_and_filled_later(db_path, local_embe
         assert plain.store.fact_vectors(sc("sam"), r.memory_ids) == {}
         assert plain.recall("Where does the user live?", "sam").facts[0].object == "berlin"
 
-    with Memory(str(db_path)) as mem:
+    with Memory(store_url) as mem:
         assert mem.embed_pending(batch=2) == 3
         assert mem.store.pending_facts(100) == []
         assert mem.embed_pending() == 0
@@ -420,19 +426,19 @@ def test_without_embedder_facts_are_pending_and_filled_later(db_path, local_embe
         assert res.facts[0].object == "berlin" and "vector" in res.items[0].signals
 
 
-def test_embed_pending_needs_an_embedder():
+def test_embed_pending_needs_an_embedder(new_memory):
     from kenning import ConfigError
 
-    with Memory(":memory:", embedder=None) as mem:
+    with new_memory(embedder=None) as mem:
         with pytest.raises(ConfigError):
             mem.embed_pending()
 
 
-def test_embed_pending_fills_entities_so_later_typos_resolve(tmp_path):
+def test_embed_pending_fills_entities_so_later_typos_resolve(store_url):
     """Entities written without an embedder get vectors later, like facts."""
     from kenning import Memory
 
-    url = f"sqlite:///{tmp_path}/k.db"
+    url = store_url
     with Memory(url, embedder=None) as plain:
         plain.add("I'm looking at the Toyota Corolla Hybrid.", dataset="sam", at="2026-08-16T09:00:00Z")
         assert plain.store.pending_entities(10)
@@ -442,10 +448,10 @@ def test_embed_pending_fills_entities_so_later_typos_resolve(tmp_path):
         assert mem.store.pending_facts(10) == []
 
 
-def test_embed_pending_of_one_project_leaves_the_others(tmp_path):
+def test_embed_pending_of_one_project_leaves_the_others(store_url):
     from kenning import Memory
 
-    url = f"sqlite:///{tmp_path}/k.db"
+    url = store_url
     with Memory(url, embedder=None) as plain:
         plain.add("I live in Oslo.", dataset="sam", project="a")
         plain.add("I live in Rome.", dataset="sam", project="b")

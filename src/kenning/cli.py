@@ -241,6 +241,29 @@ def cmd_serve(args) -> int:
     return 0
 
 
+def cmd_migrate(args) -> int:
+    """Bring a store's schema up to date (opening a store migrates it) and list its migrations."""
+    from .config import Settings
+    from .memory import _open_store
+
+    store = _open_store(args.db, Settings.from_env())
+    try:
+        listed = getattr(store, "applied_migrations", None)
+        if listed is not None:
+            applied = listed()
+        else:  # SQLite migrates every migration it knows on open, in order
+            from .store.sqlite import MIGRATIONS
+
+            applied = [(m.__name__, None) for m in MIGRATIONS]
+        now = getattr(store, "migrated_now", None)   # the migrations this open applied, where the store says
+        rows = [{"migration": name, "applied_at": at.isoformat() if at else None,
+                 "applied": None if now is None else "now" if name in now else "before"} for name, at in applied]
+        _show(args, rows, ["migration", "applied_at", "applied"], f"migrations of {getattr(store, 'path', args.db)}")
+    finally:
+        store.close()
+    return 0
+
+
 def cmd_keys(args) -> int:
     from .memory import Memory
     from .server.auth import KEY_ROLES, hash_key, new_key
@@ -300,8 +323,8 @@ def cmd_import(args) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="kenning", description="Long-term memory for AI assistants.")
-    ap.add_argument("--db", default=None, help="store path, sqlite:///…, or a server URL http://host:port "
-                                               "(default: $KENNING_HOME/kenning.db)")
+    ap.add_argument("--db", default=None, help="store path, sqlite:///…, postgresql://…, or a server URL "
+                                               "http://host:port (default: $KENNING_HOME/kenning.db)")
     ap.add_argument("--api-key", default=None, help="API key for a server URL (default: $KENNING_API_KEY)")
     ap.add_argument("--json", action="store_true", help="JSON lines instead of tables, for scripts")
     sub = ap.add_subparsers(dest="command", required=True)
@@ -353,6 +376,9 @@ def build_parser() -> argparse.ArgumentParser:
     k.add_argument("--role", default="service", help="service | admin | member")
     k.add_argument("--name", default=None)
     k.set_defaults(func=cmd_keys)
+
+    p = sub.add_parser("migrate", help="bring the store's schema up to date and list its migrations")
+    p.set_defaults(func=cmd_migrate)
 
     p = sub.add_parser("worker", help="run queue workers for add_turn jobs in the foreground")
     p.add_argument("--threads", type=int, default=1)

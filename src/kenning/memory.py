@@ -46,12 +46,15 @@ def _open_store(url: str | None, settings: Settings) -> Store:
         return SQLiteStore(":memory:")
     if url.startswith("sqlite:///"):
         return SQLiteStore(Path(url[len("sqlite:///"):]).expanduser())
-    if url.startswith(("postgres://", "postgresql://", "http://", "https://")):
-        raise ConfigError(f"{url.split(':')[0]} stores are not part of this build yet; "
-                          "use Memory() or Memory('sqlite:///path/k.db')")
+    if url.startswith(("postgres://", "postgresql://")):
+        from .store.postgres import PostgresStore  # psycopg loads only for PostgreSQL stores
+
+        return PostgresStore(url)
+    if url.startswith(("http://", "https://")):
+        raise ConfigError(f"{url} is a server, not a store; use Memory('{url}') for the same API over HTTP")
     if "://" not in url:
         return SQLiteStore(Path(url).expanduser())
-    raise ConfigError(f"unknown store URL {url!r}; use sqlite:///path, :memory: or a file path")
+    raise ConfigError(f"unknown store URL {url!r}; use sqlite:///path, postgresql://…, :memory: or a file path")
 
 
 class Memory:

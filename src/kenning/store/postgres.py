@@ -1,0 +1,1095 @@
+"""The scale store: PostgreSQL with pgvector, for many API servers and workers on one database.
+
+Connections: a psycopg_pool ``ConnectionPool``. Outside a transaction each call
+borrows a pooled connection in autocommit. ``with store.transaction(scope):``
+pins one connection to the calling thread for the block (nested blocks reuse
+it), opens a transaction and takes ``pg_advisory_xact_lock`` on the dataset, so
+the write path's read-decide-write is serialised across threads, processes and
+machines; the partial unique index on live facts stays the backstop.
+
+Schema: every table starts with its tenant columns (project, environment,
+dataset, or scope_key for documents) and so do its indexes, except the lookups
+of globally unique ids (fact_id, note_id, job_id: ``status`` and ``get_job``
+have no dataset), the queue-wide job index and the HNSW index. Times are
+``timestamptz``. Keyword search is a ``tsvector`` generated column ('english'
+configuration, so stems match) under a GIN index led by the tenant columns
+(btree_gin), ranked by ts_rank times each word's BM25 idf with FTS5's
+statistics, so a word in most of a dataset's rows is as weak as in SQLite.
+
+Vectors: ``embedding`` columns are untyped ``vector`` until the first
+``check_embedding_model`` records the dimension in ``meta``; that step adds a
+CHECK of the dimension to each vector column and builds the HNSW (cosine)
+expression index over ``embedding::vector(dim)`` of live facts. Per-dataset
+search is exact distance over the dataset's rows (ordered by the score, which
+no ANN index serves); the HNSW index serves :meth:`PostgresStore.cross_dataset_search`,
+with ``hnsw.iterative_scan`` set for that query's transaction only.
+
+Jobs: ``claim`` is one ``UPDATE … FROM (SELECT … FOR UPDATE SKIP LOCKED)``;
+a job is runnable when queued (or leased to a worker whose lease ran out) and
+no earlier job of its dataset is queued or running.
+"""
+from __future__ import annotations
+
+import json
+import re
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from datetime import datetime, timedelta, timezone
+from urllib.parse import urlsplit, urlunsplit
+
+import numpy as np
+
+from .. import timeutil
+from ..embed.base import check_vectors
+from ..errors import (ConfigError, DimensionMismatch, DocumentConflict, DuplicateFact, InputError, LeaseLost,
+                      MigrationError, StoreError)
+from ..model import AddResult, CoreFile, CoreFileVersion, Document, Entity, Episode, Fact, Job, Note, Scope
+from ..transfer import RECORDS
+from .base import FactQuery, Store
+
+try:
+    import psycopg
+    from pgvector.psycopg import register_vector
+    from psycopg.rows import dict_row
+    from psycopg.types.json import Jsonb
+    from psycopg_pool import ConnectionPool, PoolTimeout
+except ImportError as exc:  # pragma: no cover - the dependencies are required by the package
+    raise ConfigError(f"PostgreSQL stores need psycopg, psycopg-pool and pgvector ({exc}); "
+                      "pip install 'psycopg[binary]' psycopg-pool pgvector") from exc
+
+CONFIG = "english"           # one text search configuration for every tsvector and tsquery
+RANK_WEIGHTS = "{0.1, 0.25, 0.5, 1.0}"   # D, C, B, A: predicate C, text B, object A (SQLite's 0.5 : 1 : 2)
+EXACT_ROWS = 10_000          # below this many rows a table is counted, above it the planner's estimate will do
+HNSW_MAX_DIM = 2000          # pgvector's limit for an HNSW index on vector
+# Advisory lock classes (first key of the two-int form), so kenning's locks never meet another app's.
+LOCK_SCOPE, LOCK_STORE, LOCK_MIGRATE, LOCK_DOC = 0x6B6E01, 0x6B6E02, 0x6B6E03, 0x6B6E04
+
+LIVE = ("f.invalid_at IS NULL AND f.valid_at <= %(t)s "
+        "AND (f.valid_until IS NULL OR f.valid_until > %(t)s)")
+LIVE_AS_OF = ("(f.invalid_at IS NULL OR f.invalid_at > %(t)s) AND f.valid_at <= %(t)s "
+              "AND (f.valid_until IS NULL OR f.valid_until > %(t)s)")
+SCOPE = "f.project = %(p)s AND f.environment = %(e)s AND f.dataset = %(d)s"
+TENANT = "project = %(p)s AND environment = %(e)s AND dataset = %(d)s"
+FACT_COLUMNS = ("f.fact_id, f.subject, f.predicate, f.object, f.object_is_entity, f.entity_type, f.text, f.kind,"
+                " f.confidence, f.source_quote, f.valid_at, f.valid_until, f.invalid_at, f.superseded_by,"
+                " f.episode_id, f.created_at")
+EPISODE_COLUMNS = "episode_id, role, content, chat, at, created_at"
+NOTE_COLUMNS = "note_id, text, namespace, created_at, forgotten_at, superseded_by"
+ENTITY_COLUMNS = "entity_id, name, type, aliases, created_at"
+JOB_COLUMNS = ("job_id, project, environment, dataset, client_ref, payload, status, attempts, error, result,"
+               " created_at, updated_at")
+VECTOR_TABLES = {  # kind -> (table, key column, the text a vector is computed from)
+    "fact": ("facts", "fact_id", "embed_text"),
+    "entity": ("entities", "entity_id", "name"),
+    "episode": ("episodes", "episode_id", "embed_text"),
+    "note": ("notes", "note_id", "text"),
+}
+EXPORT_TABLES = {"fact": "facts", "entity": "entities", "episode": "episodes", "ingest": "ingests", "note": "notes",
+                 "core_file": "core_files", "core_file_version": "core_file_versions", "document": "documents"}
+TIME_TYPES = ("time", "time?")
+
+
+# -- migrations: named, ordered, each in its own transaction ----------------------------------------
+
+def m001_initial(conn) -> None:
+    conn.execute(f"""
+    CREATE EXTENSION IF NOT EXISTS vector;
+    CREATE EXTENSION IF NOT EXISTS btree_gin;
+    CREATE TABLE meta (key text PRIMARY KEY, value text NOT NULL);
+    CREATE TABLE episodes (
+        project text NOT NULL, environment text NOT NULL, dataset text NOT NULL, episode_id text NOT NULL,
+        seq bigint GENERATED ALWAYS AS IDENTITY, role text NOT NULL, chat text, content text NOT NULL,
+        context text NOT NULL DEFAULT '', embed_text text, at timestamptz NOT NULL,
+        created_at timestamptz NOT NULL, embedding vector,
+        tsv tsvector GENERATED ALWAYS AS (setweight(to_tsvector('{CONFIG}', content), 'A')
+                                          || setweight(to_tsvector('{CONFIG}', context), 'B')) STORED,
+        PRIMARY KEY (project, environment, dataset, episode_id));
+    CREATE INDEX episodes_time ON episodes (project, environment, dataset, chat, at, seq);
+    CREATE INDEX episodes_order ON episodes (project, environment, dataset, seq);
+    CREATE INDEX episodes_tsv ON episodes USING gin (project, environment, dataset, tsv);
+    CREATE TABLE ingests (
+        project text NOT NULL, environment text NOT NULL, dataset text NOT NULL, client_ref text NOT NULL,
+        seq bigint GENERATED ALWAYS AS IDENTITY, receipt text NOT NULL, created_at timestamptz NOT NULL,
+        PRIMARY KEY (project, environment, dataset, client_ref));
+    CREATE TABLE entities (
+        project text NOT NULL, environment text NOT NULL, dataset text NOT NULL, entity_id text NOT NULL,
+        seq bigint GENERATED ALWAYS AS IDENTITY, name text NOT NULL, type text NOT NULL,
+        aliases jsonb NOT NULL DEFAULT '[]', embedding vector, created_at timestamptz NOT NULL,
+        PRIMARY KEY (project, environment, dataset, entity_id),
+        UNIQUE (project, environment, dataset, name, type));
+    CREATE TABLE facts (
+        project text NOT NULL, environment text NOT NULL, dataset text NOT NULL, fact_id text NOT NULL,
+        seq bigint GENERATED ALWAYS AS IDENTITY,
+        subject text NOT NULL CHECK (subject = 'user'), predicate text NOT NULL,
+        object text NOT NULL CHECK (length(object) <= 500), object_is_entity boolean NOT NULL,
+        entity_id text, entity_type text, text text NOT NULL, kind text NOT NULL,
+        confidence double precision NOT NULL CHECK (confidence BETWEEN 0 AND 1), source_quote text NOT NULL,
+        valid_at timestamptz NOT NULL, valid_until timestamptz, invalid_at timestamptz, superseded_by text,
+        episode_id text, created_at timestamptz NOT NULL, embed_text text NOT NULL, embedding vector,
+        tsv tsvector GENERATED ALWAYS AS (setweight(to_tsvector('{CONFIG}', text), 'B')
+                                          || setweight(to_tsvector('{CONFIG}', object), 'A')
+                                          || setweight(to_tsvector('{CONFIG}', predicate), 'C')) STORED,
+        PRIMARY KEY (project, environment, dataset, fact_id));
+    CREATE UNIQUE INDEX facts_fact_id ON facts (fact_id);
+    CREATE INDEX facts_slot ON facts (project, environment, dataset, predicate, valid_at);
+    CREATE INDEX facts_time ON facts (project, environment, dataset, valid_at);
+    CREATE INDEX facts_entity ON facts (project, environment, dataset, entity_id);
+    CREATE UNIQUE INDEX facts_live_unique ON facts (
+        project, environment, dataset, subject, predicate, object, coalesce(valid_until, 'infinity'::timestamptz))
+        WHERE invalid_at IS NULL;
+    CREATE INDEX facts_tsv ON facts USING gin (project, environment, dataset, tsv);
+    """)
+
+
+def m002_notes(conn) -> None:
+    conn.execute(f"""
+    CREATE TABLE notes (
+        project text NOT NULL, environment text NOT NULL, dataset text NOT NULL, note_id text NOT NULL,
+        seq bigint GENERATED ALWAYS AS IDENTITY, namespace text NOT NULL, text text NOT NULL,
+        created_at timestamptz NOT NULL, forgotten_at timestamptz, superseded_by text, embedding vector,
+        tsv tsvector GENERATED ALWAYS AS (setweight(to_tsvector('{CONFIG}', text), 'A')) STORED,
+        PRIMARY KEY (project, environment, dataset, note_id));
+    CREATE UNIQUE INDEX notes_note_id ON notes (note_id);
+    CREATE INDEX notes_scope ON notes (project, environment, dataset, namespace, created_at);
+    CREATE INDEX notes_order ON notes (project, environment, dataset, seq);
+    CREATE INDEX notes_tsv ON notes USING gin (project, environment, dataset, tsv);
+    """)
+
+
+def m003_jobs(conn) -> None:
+    """The durable queue behind add_turn: arrival order is ``seq``; a claim is a lease."""
+    conn.execute("""
+    CREATE TABLE jobs (
+        project text NOT NULL, environment text NOT NULL, dataset text NOT NULL,
+        seq bigint GENERATED ALWAYS AS IDENTITY, job_id text NOT NULL, client_ref text, payload jsonb NOT NULL,
+        status text NOT NULL CHECK (status IN ('queued', 'distilling', 'done', 'failed')),
+        attempts integer NOT NULL DEFAULT 0, lease_owner text, lease_until timestamptz,
+        error text, result jsonb, created_at timestamptz NOT NULL, updated_at timestamptz NOT NULL,
+        PRIMARY KEY (project, environment, dataset, seq));
+    CREATE UNIQUE INDEX jobs_job_id ON jobs (job_id);
+    CREATE UNIQUE INDEX jobs_client_ref ON jobs (project, environment, dataset, client_ref)
+        WHERE client_ref IS NOT NULL;
+    CREATE INDEX jobs_open ON jobs (seq) WHERE status IN ('queued', 'distilling');
+    CREATE INDEX jobs_dataset_open ON jobs (project, environment, dataset, seq)
+        WHERE status IN ('queued', 'distilling');
+    """)
+
+
+def m004_core_files_and_documents(conn) -> None:
+    conn.execute("""
+    CREATE TABLE core_files (
+        project text NOT NULL, environment text NOT NULL, dataset text NOT NULL, namespace text NOT NULL,
+        path text NOT NULL, seq bigint GENERATED ALWAYS AS IDENTITY, content text NOT NULL,
+        version integer NOT NULL, created_at timestamptz NOT NULL, updated_at timestamptz NOT NULL,
+        PRIMARY KEY (project, environment, dataset, namespace, path));
+    CREATE TABLE core_file_versions (
+        project text NOT NULL, environment text NOT NULL, dataset text NOT NULL, namespace text NOT NULL,
+        path text NOT NULL, version integer NOT NULL, seq bigint GENERATED ALWAYS AS IDENTITY, content text,
+        op text NOT NULL, at timestamptz NOT NULL,
+        PRIMARY KEY (project, environment, dataset, namespace, path, version));
+    CREATE TABLE documents (
+        project text NOT NULL, environment text NOT NULL, scope_key text NOT NULL, path text NOT NULL,
+        seq bigint GENERATED ALWAYS AS IDENTITY, text text NOT NULL, version integer NOT NULL,
+        expires_at timestamptz, created_at timestamptz NOT NULL, updated_at timestamptz NOT NULL,
+        PRIMARY KEY (project, environment, scope_key, path));
+    CREATE INDEX documents_expiry ON documents (project, environment, expires_at) WHERE expires_at IS NOT NULL;
+    """)
+
+
+def m005_api_keys(conn) -> None:
+    conn.execute("""
+    CREATE TABLE api_keys (
+        key_hash text PRIMARY KEY, project text NOT NULL, role text NOT NULL, name text,
+        created_at timestamptz NOT NULL, revoked_at timestamptz);
+    """)
+
+
+MIGRATIONS = [m001_initial, m002_notes, m003_jobs, m004_core_files_and_documents, m005_api_keys]
+
+
+def redact(url: str) -> str:
+    """The URL without its password, for messages and logs."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.rsplit("@", 1)
+    user = netloc[0].split(":", 1)[0]
+    return urlunsplit(parts._replace(netloc=f"{user}:***@{netloc[1]}"))
+
+
+def _words(text: str) -> list[str] | None:
+    """The distinct words of a query (each stemmed by the configuration in SQL), or None."""
+    words = [w for w in re.findall(r"\w+", text.lower()) if len(w) > 1 or w.isdigit()]
+    return list(dict.fromkeys(words)) or None
+
+
+def _bm25(table: str, key: str, where: str) -> str:
+    """SQL ranking ``table``'s rows of one dataset that match any of ``%(words)s`` (those also meeting
+    ``where``, on alias f), best first: per word, ts_rank (field weights, term frequency) times the word's
+    BM25 inverse document frequency, FTS5's formula with FTS5's statistics: the rows of the dataset that
+    hold the word against the rows of the table (the planner's estimate once that is large), so a word
+    in most of the rows weighs next to nothing, as in SQLite."""
+    # MATERIALIZED: the statistics are computed once per query, never per matching row.
+    return f"""
+        WITH terms AS MATERIALIZED (
+            SELECT DISTINCT plainto_tsquery('{CONFIG}', w) AS q FROM unnest(%(words)s::text[]) AS w),
+        stats AS MATERIALIZED (
+            SELECT q, (SELECT count(*) FROM {table} x WHERE x.project = %(p)s AND x.environment = %(e)s
+                       AND x.dataset = %(d)s AND x.tsv @@ terms.q) AS hits
+            FROM terms WHERE numnode(q) > 0),
+        total AS MATERIALIZED (
+            SELECT CASE WHEN c.reltuples >= {EXACT_ROWS} THEN c.reltuples::bigint
+                        ELSE (SELECT count(*) FROM {table}) END AS rows
+            FROM pg_class c WHERE c.oid = '{table}'::regclass),
+        idf AS MATERIALIZED (
+            SELECT s.q, greatest(ln((total.rows - s.hits + 0.5) / (s.hits + 0.5)), 1e-6)::float8 AS w
+            FROM stats s, total)
+        SELECT f.{key} AS id, sum(idf.w * ts_rank('{RANK_WEIGHTS}', f.tsv, idf.q)::float8) AS score
+        FROM {table} f JOIN idf ON f.tsv @@ idf.q
+        WHERE {SCOPE} AND {where}
+        GROUP BY f.{key}, f.seq ORDER BY score DESC, f.seq LIMIT %(n)s"""
+
+
+def _tenant(scope: Scope, **more) -> dict:
+    return {"p": scope.project, "e": scope.environment, "d": scope.dataset, **more}
+
+
+def _utc(value: datetime | None) -> datetime | None:
+    return None if value is None else value.astimezone(timezone.utc)
+
+
+class PostgresStore(Store):
+    """The Store contract on PostgreSQL + pgvector. ``url``: a libpq URL (postgresql://…)."""
+
+    def __init__(self, url: str, *, min_size: int = 1, max_size: int = 10, timeout: float = 30.0):
+        self.url = url
+        self.path = redact(url)   # what front ends print as "data in …"
+        self._local = threading.local()
+        self._dim: int | None = None
+        self.migrated_now: list[str] = []
+        self._pgvector: tuple[int, ...] = (0, 0)
+        self._migrate()
+        self._pool = ConnectionPool(url, min_size=min_size, max_size=max_size, timeout=timeout, open=False,
+                                    kwargs={"autocommit": True}, configure=self._configure,
+                                    name=f"kenning {self.path}")
+        try:
+            self._pool.open(wait=True, timeout=timeout)
+        except PoolTimeout as exc:
+            self._pool.close()
+            raise ConfigError(f"cannot connect to PostgreSQL at {self.path}: {exc}") from exc
+
+    # -- lifecycle ---------------------------------------------------------------
+    @staticmethod
+    def _configure(conn) -> None:
+        register_vector(conn)
+        conn.execute("SET TIME ZONE 'UTC'")
+        conn.row_factory = dict_row
+
+    def close(self) -> None:
+        self._pool.close()
+
+    def _connect(self):
+        try:
+            extra = {} if "connect_timeout" in self.url else {"connect_timeout": 10}
+            return psycopg.connect(self.url, autocommit=True, **extra)
+        except psycopg.Error as exc:
+            raise ConfigError(f"cannot connect to PostgreSQL at {self.path}: {exc}; check the URL and that the "
+                              "server is running") from exc
+
+    def _migrate(self) -> None:
+        with self._connect() as conn:
+            try:
+                with conn.transaction():
+                    conn.execute("SELECT pg_advisory_xact_lock(%s, 0)", (LOCK_MIGRATE,))
+                    conn.execute("CREATE TABLE IF NOT EXISTS migrations "
+                                 "(name text PRIMARY KEY, applied_at timestamptz NOT NULL)")
+                done = {r[0] for r in conn.execute("SELECT name FROM migrations")}
+                for migration in MIGRATIONS:
+                    if migration.__name__ in done:
+                        continue
+                    with conn.transaction():
+                        conn.execute("SELECT pg_advisory_xact_lock(%s, 0)", (LOCK_MIGRATE,))
+                        if conn.execute("SELECT 1 FROM migrations WHERE name = %s", (migration.__name__,)).fetchone():
+                            continue  # another process applied it while we waited
+                        migration(conn)
+                        conn.execute("INSERT INTO migrations VALUES (%s, now())", (migration.__name__,))
+                        self.migrated_now.append(migration.__name__)
+                version = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()[0]
+                self._pgvector = tuple(int(part) for part in re.findall(r"\d+", version)[:2])
+                if self._pgvector < (0, 5):
+                    raise MigrationError(f"{self.path} has pgvector {version}; kenning needs 0.5 or newer (HNSW), "
+                                         "0.8 or newer for filtered cross-dataset search: ALTER EXTENSION vector UPDATE")
+            except psycopg.errors.InsufficientPrivilege as exc:
+                raise MigrationError(f"migration on {self.path} needs a privilege the user lacks ({exc}); "
+                                     "have an administrator run CREATE EXTENSION vector; CREATE EXTENSION btree_gin; "
+                                     "or grant the user CREATE on the database") from exc
+            except psycopg.Error as exc:
+                raise MigrationError(f"migrating {self.path} failed: {exc}") from exc
+
+    def applied_migrations(self) -> list[tuple[str, datetime]]:
+        """(name, applied_at) of every migration the database has, in order."""
+        return [(r["name"], _utc(r["applied_at"])) for r in
+                self._q("SELECT name, applied_at FROM migrations ORDER BY name")]
+
+    # -- connections and transactions ---------------------------------------------
+    @contextmanager
+    def _conn(self):
+        """The thread's transaction connection inside ``transaction``, else a pooled one (autocommit)."""
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            yield conn
+            return
+        try:
+            with self._pool.connection() as conn:
+                yield conn
+        except PoolTimeout as exc:
+            raise StoreError(f"no PostgreSQL connection free at {self.path} ({exc}); raise the pool size "
+                             "or the server's max_connections") from exc
+
+    def _q(self, sql: str, params=None) -> list[dict]:
+        with self._conn() as conn:
+            try:
+                cur = conn.execute(sql, params)
+                return cur.fetchall() if cur.description else []
+            except psycopg.Error as exc:
+                raise StoreError(f"PostgreSQL error on {self.path}: {exc}") from exc
+
+    def _x(self, sql: str, params=None) -> int:
+        """Execute a write; returns the number of rows it touched."""
+        with self._conn() as conn:
+            try:
+                return conn.execute(sql, params).rowcount
+            except psycopg.Error as exc:
+                raise StoreError(f"PostgreSQL error on {self.path}: {exc}") from exc
+
+    @contextmanager
+    def _tx(self, *locks: tuple[int, str]):
+        """A transaction on the thread's connection holding advisory ``locks`` (class, key) until it ends;
+        nested calls join the outer transaction and take the locks it does not hold yet."""
+        local = self._local
+        if getattr(local, "conn", None) is not None:
+            self._lock(local.conn, locks, local.held)
+            yield local.conn
+            return
+        with self._conn() as conn:
+            local.conn, local.held = conn, set()
+            try:
+                with conn.transaction():
+                    self._lock(conn, locks, local.held)
+                    yield conn
+            except psycopg.Error as exc:
+                raise StoreError(f"PostgreSQL transaction failed on {self.path}: {exc}") from exc
+            finally:
+                local.conn, local.held = None, None
+
+    def _lock(self, conn, locks, held: set) -> None:
+        for lock in locks:
+            if lock not in held:
+                try:
+                    conn.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", lock)
+                except psycopg.Error as exc:
+                    raise StoreError(f"PostgreSQL error on {self.path}: {exc}") from exc
+                held.add(lock)
+
+    def transaction(self, scope: Scope | None = None):
+        """All or nothing; writers of one dataset (or, without a scope, store-wide ones) take turns."""
+        if scope is None:
+            return self._tx((LOCK_STORE, ""))
+        return self._tx((LOCK_SCOPE, "\x1f".join(scope)))
+
+    # -- metadata ----------------------------------------------------------------
+    def embedding_dim(self) -> int | None:
+        if self._dim is None:
+            rows = self._q("SELECT value FROM meta WHERE key = 'embedding_dim'")
+            self._dim = int(rows[0]["value"]) if rows else None
+        return self._dim
+
+    def embedding_model(self) -> str | None:
+        rows = self._q("SELECT value FROM meta WHERE key = 'embedding_model'")
+        return rows[0]["value"] if rows else None
+
+    def check_embedding_model(self, name: str, dim: int) -> None:
+        with self.transaction():
+            rows = self._q("SELECT value FROM meta WHERE key = 'embedding_dim'")
+            stored = int(rows[0]["value"]) if rows else None
+            if stored is None:
+                if not isinstance(dim, int) or not 0 < dim <= 16000:
+                    raise DimensionMismatch(f"an embedding dimension must be 1-16000, not {dim!r}")
+                self._x("INSERT INTO meta VALUES ('embedding_dim', %s), ('embedding_model', %s)", (str(dim), name))
+                self._type_vectors(dim)
+            elif stored != dim:
+                raise DimensionMismatch(
+                    f"{self.path} holds {stored}-dimensional vectors from {self.embedding_model() or '?'}, "
+                    f"but the embedder {name} makes {dim}; use that embedder or a new database")
+        self._dim = None  # read again after the commit
+
+    def _type_vectors(self, dim: int) -> None:
+        """Fix the vector columns' dimension (a CHECK) and build the cross-dataset HNSW index."""
+        for table in ("facts", "entities", "episodes", "notes"):
+            self._x(f"ALTER TABLE {table} ADD CONSTRAINT {table}_embedding_dim "
+                    f"CHECK (vector_dims(embedding) = {int(dim)})")
+        if dim <= HNSW_MAX_DIM:
+            self._x(f"CREATE INDEX facts_embedding_hnsw ON facts USING hnsw ((embedding::vector({int(dim)}))"
+                    " vector_cosine_ops) WHERE invalid_at IS NULL")
+
+    def _check(self, vector) -> None:
+        if vector is not None:
+            dim = self.embedding_dim()
+            if dim is None:
+                raise DimensionMismatch("the store has no embedding model recorded; call check_embedding_model first")
+            if np.ndim(vector) != 1:
+                raise DimensionMismatch(f"expected one {dim}-dimensional vector, got an array of shape {np.shape(vector)}")
+            check_vectors(vector, dim)
+
+    # -- idempotency ---------------------------------------------------------------
+    def get_ingest(self, scope: Scope, client_ref: str) -> dict | None:
+        rows = self._q(f"SELECT receipt FROM ingests WHERE {TENANT} AND client_ref = %(r)s",
+                       _tenant(scope, r=client_ref))
+        return json.loads(rows[0]["receipt"]) if rows else None
+
+    def record_ingest(self, scope: Scope, client_ref: str, receipt: dict, at: datetime) -> None:
+        self._x("INSERT INTO ingests (project, environment, dataset, client_ref, receipt, created_at)"
+                " VALUES (%s, %s, %s, %s, %s, %s)", (*scope, client_ref, json.dumps(receipt), at))
+
+    # -- episodes -------------------------------------------------------------------
+    def insert_episode(self, scope: Scope, episode: Episode, vector: np.ndarray | None = None, *,
+                       context: str = "", embed_text: str | None = None) -> None:
+        self._check(vector)
+        self._x("INSERT INTO episodes (project, environment, dataset, episode_id, role, chat, content, at,"
+                " created_at, embedding, context, embed_text) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+                " ON CONFLICT DO NOTHING",
+                (*scope, episode.episode_id, episode.role, episode.chat, episode.content, episode.at,
+                 episode.created_at, _vec(vector), context,
+                 embed_text if embed_text is not None else episode.content[:2000]))
+
+    def previous_message(self, scope: Scope, chat: str | None, at: datetime) -> Episode | None:
+        chat_clause = "chat IS NULL" if chat is None else "chat = %(c)s"
+        rows = self._q(f"SELECT {EPISODE_COLUMNS} FROM episodes WHERE {TENANT} AND {chat_clause} AND at <= %(t)s"
+                       " ORDER BY at DESC, seq DESC LIMIT 1", _tenant(scope, c=chat, t=at))
+        return _episode(rows[0]) if rows else None
+
+    def get_episode(self, scope: Scope, episode_id: str) -> Episode | None:
+        found = self.get_episodes(scope, [episode_id])
+        return found[0] if found else None
+
+    def get_episodes(self, scope: Scope, episode_ids: list[str]) -> list[Episode]:
+        if not episode_ids:
+            return []
+        rows = self._q(f"SELECT {EPISODE_COLUMNS} FROM episodes WHERE {TENANT} AND episode_id = ANY(%(ids)s)",
+                       _tenant(scope, ids=list(episode_ids)))
+        by_id = {r["episode_id"]: _episode(r) for r in rows}
+        return [by_id[i] for i in episode_ids if i in by_id]
+
+    def episode_keyword_search(self, scope: Scope, query: str, limit: int,
+                               exclude_chat: str | None = None) -> list[tuple[str, float]]:
+        words = _words(query)
+        if words is None:
+            return []
+        where = "TRUE" if exclude_chat is None else "f.chat IS DISTINCT FROM %(c)s"
+        rows = self._q(_bm25("episodes", "episode_id", where), _tenant(scope, words=words, c=exclude_chat, n=limit))
+        return [(r["id"], float(r["score"])) for r in rows]
+
+    def message_neighbors(self, scope: Scope, episode_ids: list[str],
+                          exclude_chat: str | None = None) -> dict[str, list[str]]:
+        """For each given message (in the order given), the messages just before and after it in its chat,
+        by (time, insertion order); messages of ``exclude_chat`` have none."""
+        if not episode_ids:
+            return {}
+        excluded = "" if exclude_chat is None else " AND chat IS DISTINCT FROM %(x)s"
+        rows = self._q(f"""
+            WITH t AS (SELECT DISTINCT chat FROM episodes WHERE {TENANT} AND episode_id = ANY(%(ids)s){excluded}),
+            o AS (SELECT episode_id, lag(episode_id) OVER w AS before, lead(episode_id) OVER w AS after
+                  FROM episodes WHERE {TENANT}
+                  AND (chat IN (SELECT chat FROM t) OR (chat IS NULL AND EXISTS (SELECT 1 FROM t WHERE chat IS NULL)))
+                  WINDOW w AS (PARTITION BY chat ORDER BY at, seq))
+            SELECT episode_id, before, after FROM o WHERE episode_id = ANY(%(ids)s)""",
+                       _tenant(scope, ids=list(episode_ids), x=exclude_chat))
+        found = {r["episode_id"]: [x for x in (r["before"], r["after"]) if x is not None] for r in rows}
+        return {key: found[key] for key in dict.fromkeys(episode_ids) if key in found}
+
+    # -- entities -------------------------------------------------------------------
+    def entities(self, scope: Scope, type: str | None = None) -> list[Entity]:
+        where = TENANT + (" AND type = %(type)s" if type else "")
+        rows = self._q(f"SELECT {ENTITY_COLUMNS} FROM entities WHERE {where} ORDER BY created_at, name COLLATE \"C\"",
+                       _tenant(scope, type=type))
+        return [_entity(r) for r in rows]
+
+    def entity_vectors(self, scope: Scope, type: str) -> tuple[list[str], np.ndarray]:
+        rows = self._q(f"SELECT entity_id, embedding::vector AS embedding FROM entities WHERE {TENANT}"
+                       " AND type = %(type)s AND embedding IS NOT NULL ORDER BY seq", _tenant(scope, type=type))
+        if not rows:
+            return [], np.zeros((0, self.embedding_dim() or 0), dtype=np.float32)
+        return [r["entity_id"] for r in rows], np.stack([_array(r["embedding"]) for r in rows])
+
+    def insert_entity(self, scope: Scope, entity: Entity, vector: np.ndarray | None) -> None:
+        self._check(vector)
+        self._x("INSERT INTO entities (project, environment, dataset, entity_id, name, type, aliases, embedding,"
+                " created_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                (*scope, entity.entity_id, entity.name, entity.type, Jsonb(entity.aliases), _vec(vector),
+                 entity.created_at))
+
+    def add_alias(self, scope: Scope, entity_id: str, alias: str) -> None:
+        self._x(f"UPDATE entities SET aliases = aliases || %(a)s WHERE {TENANT} AND entity_id = %(id)s"
+                " AND NOT aliases ? %(alias)s", _tenant(scope, a=Jsonb([alias]), alias=alias, id=entity_id))
+
+    def find_entities(self, scope: Scope, names: list[str]) -> list[Entity]:
+        if not names:
+            return []
+        rows = self._q(f"SELECT {ENTITY_COLUMNS} FROM entities WHERE {TENANT}"
+                       " AND (name = ANY(%(names)s) OR aliases ?| %(names)s) ORDER BY seq",
+                       _tenant(scope, names=list(names)))
+        return [_entity(r) for r in rows]
+
+    # -- facts ---------------------------------------------------------------------------
+    def insert_fact(self, scope: Scope, fact: Fact, embed_text: str, vector: np.ndarray | None,
+                    entity_id: str | None = None) -> None:
+        """Insert one fact; DuplicateFact when a unique index (the live-fact backstop) holds a twin. ON CONFLICT
+        DO NOTHING waits for a racing uncommitted twin and then skips, and leaves the caller's transaction usable."""
+        self._check(vector)
+        with self._conn() as conn:
+            try:
+                inserted = conn.execute(
+                    "INSERT INTO facts (project, environment, dataset, fact_id, subject, predicate, object,"
+                    " object_is_entity, entity_id, entity_type, text, kind, confidence, source_quote, valid_at,"
+                    " valid_until, invalid_at, superseded_by, episode_id, created_at, embed_text, embedding)"
+                    " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s,"
+                    " %s, %s) ON CONFLICT DO NOTHING",
+                    (*scope, fact.fact_id, fact.subject, fact.predicate, fact.object, fact.object_is_entity,
+                     entity_id, fact.entity_type, fact.text, fact.kind, fact.confidence, fact.source_quote,
+                     fact.valid_at, fact.valid_until, fact.invalid_at, fact.superseded_by, fact.episode_id,
+                     fact.created_at, embed_text, _vec(vector))).rowcount
+            except psycopg.Error as exc:
+                raise StoreError(f"fact rejected by the database: {exc}") from exc
+        if inserted != 1:
+            raise DuplicateFact(f"a live fact '{fact.predicate} {fact.object}' already exists")
+
+    def update_fact(self, scope: Scope, fact_id: str, *, invalid_at=None, valid_until=None, superseded_by=None) -> None:
+        sets = {column: value for column, value in (("invalid_at", invalid_at), ("valid_until", valid_until),
+                                                   ("superseded_by", superseded_by)) if value is not None}
+        if sets:
+            assignments = ", ".join(f"{column} = %({column})s" for column in sets)
+            self._x(f"UPDATE facts SET {assignments} WHERE {TENANT} AND fact_id = %(id)s",
+                    _tenant(scope, id=fact_id, **sets))
+
+    def get_facts(self, scope: Scope, fact_ids: list[str]) -> list[Fact]:
+        if not fact_ids:
+            return []
+        rows = self._q(f"SELECT {FACT_COLUMNS} FROM facts f WHERE {SCOPE} AND f.fact_id = ANY(%(ids)s)",
+                       _tenant(scope, ids=list(fact_ids)))
+        by_id = {r["fact_id"]: _fact(r) for r in rows}
+        return [by_id[i] for i in fact_ids if i in by_id]
+
+    def facts_in_slot(self, scope: Scope, predicates: list[str], at: datetime,
+                      limit: int | None = None) -> list[Fact]:
+        if not predicates:
+            return []
+        sql = (f"SELECT {FACT_COLUMNS} FROM facts f WHERE {SCOPE} AND f.predicate = ANY(%(preds)s)"
+               " AND f.invalid_at IS NULL AND (f.valid_until IS NULL OR f.valid_until > %(t)s)")
+        params = _tenant(scope, preds=list(predicates), t=at, n=limit)
+        if limit is None:
+            rows = self._q(sql + " ORDER BY f.valid_at, f.seq", params)
+        else:  # the newest first: a recall wants the current values, not all of them
+            rows = self._q(sql + " AND f.valid_at <= %(t)s ORDER BY f.valid_at DESC, f.seq DESC LIMIT %(n)s", params)
+        return [_fact(r) for r in rows]
+
+    def live_fact_ids(self, scope: Scope, at: datetime, limit: int, predicates: list[str] | None = None,
+                      entity_ids: list[str] | None = None) -> list[tuple[str, str]]:
+        where, params = [SCOPE, LIVE], _tenant(scope, t=at, n=limit)
+        for column, values in (("predicate", predicates), ("entity_id", entity_ids)):
+            if values is not None:
+                if not values:
+                    return []
+                where.append(f"f.{column} = ANY(%({column})s)")
+                params[column] = list(values)
+        rows = self._q(f"SELECT f.fact_id, f.predicate FROM facts f WHERE {' AND '.join(where)}"
+                       " ORDER BY f.valid_at DESC, f.seq DESC LIMIT %(n)s", params)
+        return [(r["fact_id"], r["predicate"]) for r in rows]
+
+    def fact_vectors(self, scope: Scope, fact_ids: list[str]) -> dict[str, np.ndarray]:
+        if not fact_ids:
+            return {}
+        rows = self._q(f"SELECT fact_id, embedding::vector AS embedding FROM facts WHERE {TENANT}"
+                       " AND fact_id = ANY(%(ids)s) AND embedding IS NOT NULL", _tenant(scope, ids=list(fact_ids)))
+        return {r["fact_id"]: _array(r["embedding"]) for r in rows}
+
+    def predicate_labels(self, scope: Scope) -> list[tuple[str, str]]:
+        rows = self._q(f"SELECT DISTINCT predicate, kind FROM facts WHERE {TENANT}", _tenant(scope))
+        return [(r["predicate"], r["kind"]) for r in rows]
+
+    def list_facts(self, scope: Scope, query: FactQuery) -> tuple[list[Fact], int]:
+        where, params = [SCOPE], _tenant(scope)
+        if query.as_of is not None:
+            where.append(LIVE_AS_OF)
+            params["t"] = query.as_of
+        elif not query.include_invalidated:
+            where.append(LIVE)
+            params["t"] = timeutil.now()
+        if query.entity:
+            ids = [e.entity_id for e in self.find_entities(scope, [query.entity.strip().lower()])]
+            ids += [r["entity_id"] for r in self._q(f"SELECT entity_id FROM entities WHERE {TENANT}"
+                                                    " AND entity_id = %(id)s", _tenant(scope, id=query.entity.strip()))]
+            if not ids:
+                return [], 0
+            where.append("f.entity_id = ANY(%(ents)s)")
+            params["ents"] = ids
+        if query.q:
+            words = _words(query.q)
+            if words is None:
+                return [], 0
+            # any of the words: websearch's "or" between them ("or" itself is a stop word)
+            where.append(f"f.tsv @@ websearch_to_tsquery('{CONFIG}', %(w)s)")
+            params["w"] = " or ".join(w for w in words if w != "or")
+        clause = " AND ".join(where)
+        total = self._q(f"SELECT count(*) AS n FROM facts f WHERE {clause}", params)[0]["n"]
+        params.update(limit=query.limit, offset=query.offset)
+        rows = self._q(f"SELECT {FACT_COLUMNS} FROM facts f WHERE {clause} ORDER BY f.valid_at, f.created_at, f.seq"
+                       " LIMIT %(limit)s OFFSET %(offset)s", params)
+        return [_fact(r) for r in rows], total
+
+    # -- search ------------------------------------------------------------------------------
+    def keyword_search(self, scope: Scope, query: str, at: datetime, limit: int) -> list[tuple[str, float]]:
+        words = _words(query)
+        if words is None:
+            return []
+        rows = self._q(_bm25("facts", "fact_id", LIVE), _tenant(scope, words=words, t=at, n=limit))
+        return [(r["id"], float(r["score"])) for r in rows]
+
+    def vector_search(self, scope: Scope, kind: str, query: np.ndarray, k: int, *, at: datetime | None = None,
+                      exclude_chat: str | None = None, namespaces: list[str] | None = None,
+                      floor: float = -1.0) -> list[tuple[str, float]]:
+        """Exact cosine top-k over one dataset's rows of ``kind`` (ordered by the score, which keeps the
+        planner off the ANN index: per-dataset search must not miss anything)."""
+        if kind not in ("fact", "episode", "note"):
+            raise InputError(f"vector_search covers fact, episode and note, not {kind!r}")
+        if k < 1 or self.embedding_dim() is None:
+            return []
+        self._check(query)
+        table, key, _ = VECTOR_TABLES[kind]
+        params = _tenant(scope, q=_vec(query), n=int(k))
+        where = [SCOPE, "f.embedding IS NOT NULL"]
+        if kind == "fact":
+            where.append(LIVE)
+            params["t"] = at or timeutil.now()
+        elif kind == "episode" and exclude_chat is not None:
+            where.append("f.chat IS DISTINCT FROM %(c)s")
+            params["c"] = exclude_chat
+        elif kind == "note":
+            where.append("f.forgotten_at IS NULL")
+            if namespaces is not None:
+                where.append("f.namespace = ANY(%(ns)s)")
+                params["ns"] = list(namespaces)
+        rows = self._q(f"SELECT f.{key} AS id, 1 - (f.embedding <=> %(q)s) AS score FROM {table} f"
+                       f" WHERE {' AND '.join(where)} ORDER BY score DESC, f.seq LIMIT %(n)s", params)
+        # The list is sorted, so cutting at the floor after the limit is the same as before it.
+        return [(r["id"], float(r["score"])) for r in rows
+                if r["score"] is not None and np.isfinite(r["score"]) and r["score"] >= floor]
+
+    def cross_dataset_search(self, project: str, environment: str, query: np.ndarray,
+                             k: int) -> list[tuple[Scope, str, float]]:
+        """(scope, fact_id, cosine similarity) of the live facts nearest ``query`` across every dataset of the
+        project and environment: the HNSW index, with iterative scan so the tenant filter still fills ``k``."""
+        dim = self.embedding_dim()
+        if dim is None or k < 1:
+            return []
+        self._check(query)
+        typed = f"vector({int(dim)})"
+        now = timeutil.now()
+        try:
+            with self._pool.connection() as conn, conn.transaction():
+                if self._pgvector >= (0, 8):  # before 0.8 a filter may leave fewer than k
+                    conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+                conn.execute(f"SET LOCAL hnsw.ef_search = {max(40, min(1000, 2 * int(k)))}")
+                rows = conn.execute(
+                    f"SELECT dataset, fact_id, (embedding::{typed}) <=> %(q)s::{typed} AS distance FROM facts"
+                    " WHERE project = %(p)s AND environment = %(e)s AND invalid_at IS NULL AND embedding IS NOT NULL"
+                    " AND valid_at <= %(t)s AND (valid_until IS NULL OR valid_until > %(t)s)"
+                    f" ORDER BY (embedding::{typed}) <=> %(q)s::{typed} LIMIT %(n)s",
+                    {"p": project, "e": environment, "q": _vec(query), "t": now, "n": int(k)}).fetchall()
+        except psycopg.Error as exc:
+            raise StoreError(f"PostgreSQL error on {self.path}: {exc}") from exc
+        # relaxed_order may hand rows back slightly out of order: sort them.
+        hits = [(Scope(project, environment, r["dataset"]), r["fact_id"], 1.0 - float(r["distance"])) for r in rows]
+        return sorted(hits, key=lambda h: -h[2])
+
+    # -- notes ------------------------------------------------------------------------
+    def insert_note(self, scope: Scope, note: Note, vector: np.ndarray | None) -> None:
+        self._check(vector)
+        self._x("INSERT INTO notes (project, environment, dataset, namespace, note_id, text, created_at, embedding)"
+                " VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
+                (*scope, note.namespace, note.note_id, note.text, note.created_at, _vec(vector)))
+
+    def get_notes(self, scope: Scope, note_ids: list[str]) -> list[Note]:
+        if not note_ids:
+            return []
+        rows = self._q(f"SELECT {NOTE_COLUMNS} FROM notes WHERE {TENANT} AND note_id = ANY(%(ids)s)",
+                       _tenant(scope, ids=list(note_ids)))
+        by_id = {r["note_id"]: _note(r) for r in rows}
+        return [by_id[i] for i in note_ids if i in by_id]
+
+    def list_notes(self, scope: Scope, namespaces: list[str] | None, include_forgotten: bool, limit: int,
+                   offset: int) -> tuple[list[Note], int]:
+        where, params = TENANT, _tenant(scope, n=limit, o=offset)
+        if namespaces is not None:
+            where += " AND namespace = ANY(%(ns)s)"
+            params["ns"] = list(namespaces)
+        if not include_forgotten:
+            where += " AND forgotten_at IS NULL"
+        total = self._q(f"SELECT count(*) AS n FROM notes WHERE {where}", params)[0]["n"]
+        rows = self._q(f"SELECT {NOTE_COLUMNS} FROM notes WHERE {where} ORDER BY created_at, seq"
+                       " LIMIT %(n)s OFFSET %(o)s", params)
+        return [_note(r) for r in rows], total
+
+    def forget_note(self, scope: Scope, note_id: str, at: datetime, superseded_by: str | None) -> None:
+        self._x(f"UPDATE notes SET forgotten_at = %(at)s, superseded_by = %(by)s WHERE {TENANT}"
+                " AND note_id = %(id)s AND forgotten_at IS NULL", _tenant(scope, at=at, by=superseded_by, id=note_id))
+
+    def note_keyword_search(self, scope: Scope, query: str, limit: int,
+                            namespaces: list[str] | None = None) -> list[tuple[str, float]]:
+        words = _words(query)
+        if words is None:
+            return []
+        where = "f.forgotten_at IS NULL" + ("" if namespaces is None else " AND f.namespace = ANY(%(ns)s)")
+        rows = self._q(_bm25("notes", "note_id", where),
+                       _tenant(scope, words=words, ns=list(namespaces or []), n=limit))
+        return [(r["id"], float(r["score"])) for r in rows]
+
+    # -- the job queue ----------------------------------------------------------------------
+    def enqueue(self, job: Job) -> tuple[Job, bool]:
+        """Store a job; with a client_ref already queued in its dataset, return that job and False."""
+        with self.transaction(job.scope):
+            if job.client_ref is not None:
+                rows = self._q(f"SELECT {JOB_COLUMNS} FROM jobs WHERE {TENANT} AND client_ref = %(r)s",
+                               _tenant(job.scope, r=job.client_ref))
+                if rows:
+                    return _job(rows[0]), False
+            payload = {"role": job.role, "content": job.content, "chat": job.chat, "at": timeutil.dump(job.at),
+                       "temporary": job.temporary, "message_id": job.message_id}
+            self._x("INSERT INTO jobs (job_id, project, environment, dataset, client_ref, payload, status,"
+                    " created_at, updated_at) VALUES (%s, %s, %s, %s, %s, %s, 'queued', %s, %s)",
+                    (job.request_id, *job.scope, job.client_ref, Jsonb(payload), job.created_at, job.updated_at))
+        return job, True
+
+    def claim(self, worker: str, lease_seconds: float, now: datetime) -> Job | None:
+        """The oldest runnable job, leased to ``worker``: queued (or leased to a worker whose lease ran out),
+        with no earlier unfinished job of its dataset. Rows another claimer holds are skipped, not waited for."""
+        rows = self._q(f"""
+            UPDATE jobs SET status = 'distilling', lease_owner = %(w)s, lease_until = %(until)s,
+                   attempts = attempts + 1, updated_at = %(now)s
+            FROM (SELECT j.seq, j.project, j.environment, j.dataset FROM jobs j
+                  WHERE j.status IN ('queued', 'distilling') AND (j.status = 'queued' OR j.lease_until < %(now)s)
+                  AND NOT EXISTS (SELECT 1 FROM jobs k WHERE k.project = j.project AND k.environment = j.environment
+                                  AND k.dataset = j.dataset AND k.status IN ('queued', 'distilling') AND k.seq < j.seq)
+                  ORDER BY j.seq LIMIT 1 FOR UPDATE SKIP LOCKED) c
+            WHERE jobs.project = c.project AND jobs.environment = c.environment AND jobs.dataset = c.dataset
+              AND jobs.seq = c.seq
+            RETURNING {', '.join('jobs.' + c for c in JOB_COLUMNS.split(', '))}""",
+                       {"w": worker, "until": now + timedelta(seconds=lease_seconds), "now": now})
+        return _job(rows[0]) if rows else None
+
+    def finish(self, request_id: str, worker: str, result: dict | None, error: str | None = None) -> None:
+        """Mark a job done (or failed) in the caller's transaction; LeaseLost unless ``worker`` still holds it."""
+        status = "failed" if error is not None else "done"
+        touched = self._x("UPDATE jobs SET status = %s, result = %s, error = %s, lease_owner = NULL,"
+                          " lease_until = NULL, updated_at = %s WHERE job_id = %s AND status = 'distilling'"
+                          " AND lease_owner = %s",
+                          (status, Jsonb(result) if result is not None else None, error, timeutil.now(),
+                           request_id, worker))
+        if touched != 1:
+            raise LeaseLost(f"job {request_id} is no longer leased to {worker}; its work is rolled back")
+
+    def get_job(self, request_id: str) -> Job | None:
+        rows = self._q(f"SELECT {JOB_COLUMNS} FROM jobs WHERE job_id = %s", (request_id,))
+        return _job(rows[0]) if rows else None
+
+    def count_jobs(self, statuses: tuple[str, ...], project: str | None = None,
+                   environment: str | None = None) -> int:
+        where, params = ["status = ANY(%(s)s)"], {"s": list(statuses)}
+        for column, value in (("project", project), ("environment", environment)):
+            if value is not None:
+                where.append(f"{column} = %({column})s")
+                params[column] = value
+        return self._q(f"SELECT count(*) AS n FROM jobs WHERE {' AND '.join(where)}", params)[0]["n"]
+
+    def retry_failed(self, project: str | None = None, environment: str | None = None,
+                     dataset: str | None = None) -> int:
+        where, params = ["status = 'failed'"], {"now": timeutil.now()}
+        for column, value in (("project", project), ("environment", environment), ("dataset", dataset)):
+            if value is not None:
+                where.append(f"{column} = %({column})s")
+                params[column] = value
+        return self._x("UPDATE jobs SET status = 'queued', lease_owner = NULL, lease_until = NULL,"
+                       f" updated_at = %(now)s WHERE {' AND '.join(where)}", params)
+
+    def fact_state(self, fact_id: str) -> tuple[Scope, Fact, bool] | None:
+        rows = self._q(f"SELECT f.project, f.environment, f.dataset, f.embedding IS NOT NULL AS embedded,"
+                       f" {FACT_COLUMNS} FROM facts f WHERE f.fact_id = %s", (fact_id,))
+        if not rows:
+            return None
+        r = rows[0]
+        return Scope(r["project"], r["environment"], r["dataset"]), _fact(r), bool(r["embedded"])
+
+    # -- API keys (only their hashes are stored) -------------------------------------------------
+    def put_api_key(self, key_hash: str, project: str, role: str, name: str | None = None) -> None:
+        self._x("INSERT INTO api_keys VALUES (%s, %s, %s, %s, %s, NULL)",
+                (key_hash, project, role, name, timeutil.now()))
+
+    def find_api_key(self, key_hash: str) -> tuple[str, str] | None:
+        rows = self._q("SELECT project, role FROM api_keys WHERE key_hash = %s AND revoked_at IS NULL", (key_hash,))
+        return (rows[0]["project"], rows[0]["role"]) if rows else None
+
+    def count_api_keys(self) -> int:
+        return self._q("SELECT count(*) AS n FROM api_keys WHERE revoked_at IS NULL")[0]["n"]
+
+    # -- core files ---------------------------------------------------------------------------
+    def core_get(self, scope: Scope, namespace: str, path: str) -> CoreFile | None:
+        rows = self._q(f"SELECT * FROM core_files WHERE {TENANT} AND namespace = %(ns)s AND path = %(path)s",
+                       _tenant(scope, ns=namespace, path=path))
+        return _core(rows[0]) if rows else None
+
+    def core_list(self, scope: Scope, namespace: str) -> list[CoreFile]:
+        rows = self._q(f"SELECT * FROM core_files WHERE {TENANT} AND namespace = %(ns)s ORDER BY path COLLATE \"C\"",
+                       _tenant(scope, ns=namespace))
+        return [_core(r) for r in rows]
+
+    def core_put(self, scope: Scope, namespace: str, path: str, content: str, op: str) -> CoreFile:
+        """Write a file at the next version of its path (versions never repeat, deletions included)."""
+        now = timeutil.now()
+        params = _tenant(scope, ns=namespace, path=path, content=content, op=op, now=now)
+        with self.transaction(scope):
+            last = self._q(f"SELECT max(version) AS v FROM core_file_versions WHERE {TENANT} AND namespace = %(ns)s"
+                           " AND path = %(path)s", params)[0]["v"] or 0
+            params["v"] = last + 1
+            self._x("INSERT INTO core_files (project, environment, dataset, namespace, path, content, version,"
+                    " created_at, updated_at) VALUES (%(p)s, %(e)s, %(d)s, %(ns)s, %(path)s, %(content)s, %(v)s,"
+                    " %(now)s, %(now)s) ON CONFLICT (project, environment, dataset, namespace, path) DO UPDATE"
+                    " SET content = excluded.content, version = excluded.version, updated_at = excluded.updated_at",
+                    params)
+            self._x("INSERT INTO core_file_versions (project, environment, dataset, namespace, path, version,"
+                    " content, op, at) VALUES (%(p)s, %(e)s, %(d)s, %(ns)s, %(path)s, %(v)s, %(content)s, %(op)s,"
+                    " %(now)s)", params)
+            return self.core_get(scope, namespace, path)
+
+    def core_delete(self, scope: Scope, namespace: str, path: str, op: str = "delete") -> None:
+        with self.transaction(scope):
+            found = self.core_get(scope, namespace, path)
+            if found is None:
+                return
+            params = _tenant(scope, ns=namespace, path=path, v=found.version + 1, op=op, now=timeutil.now())
+            self._x(f"DELETE FROM core_files WHERE {TENANT} AND namespace = %(ns)s AND path = %(path)s", params)
+            self._x("INSERT INTO core_file_versions (project, environment, dataset, namespace, path, version,"
+                    " content, op, at) VALUES (%(p)s, %(e)s, %(d)s, %(ns)s, %(path)s, %(v)s, NULL, %(op)s, %(now)s)",
+                    params)
+
+    def core_history(self, scope: Scope, namespace: str, path: str) -> list[CoreFileVersion]:
+        rows = self._q(f"SELECT * FROM core_file_versions WHERE {TENANT} AND namespace = %(ns)s AND path = %(path)s"
+                       " ORDER BY version", _tenant(scope, ns=namespace, path=path))
+        return [CoreFileVersion(path=r["path"], namespace=r["namespace"], version=r["version"], content=r["content"],
+                                op=r["op"], at=_utc(r["at"])) for r in rows]
+
+    # -- documents ------------------------------------------------------------------------------
+    def doc_get(self, project: str, environment: str, scope_key: str, path: str, now: datetime) -> Document | None:
+        rows = self._q("SELECT * FROM documents WHERE project = %s AND environment = %s AND scope_key = %s"
+                       " AND path = %s AND (expires_at IS NULL OR expires_at > %s)",
+                       (project, environment, scope_key, path, now))
+        return _document(rows[0]) if rows else None
+
+    def doc_put(self, project: str, environment: str, scope_key: str, path: str, text: str,
+                expected_version: int | None, expires_at: datetime | None, now: datetime) -> Document:
+        with self._tx((LOCK_DOC, "\x1f".join((project, environment, scope_key, path)))):
+            current = self.doc_get(project, environment, scope_key, path, now)
+            have = current.version if current else None
+            if have != expected_version:
+                raise DocumentConflict(
+                    f"document {scope_key}:{path} is at version {have if have is not None else 'none (absent)'}, "
+                    f"not {expected_version if expected_version is not None else 'absent'}; read it and retry")
+            old = self._q("SELECT version FROM documents WHERE project = %s AND environment = %s AND scope_key = %s"
+                          " AND path = %s", (project, environment, scope_key, path))
+            version = (old[0]["version"] if old else 0) + 1
+            self._x("INSERT INTO documents (project, environment, scope_key, path, text, version, expires_at,"
+                    " created_at, updated_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)"
+                    " ON CONFLICT (project, environment, scope_key, path) DO UPDATE SET text = excluded.text,"
+                    " version = excluded.version, expires_at = excluded.expires_at, updated_at = excluded.updated_at",
+                    (project, environment, scope_key, path, text, version, expires_at, now, now))
+            return self.doc_get(project, environment, scope_key, path, now)
+
+    def doc_list(self, project: str, environment: str, scope_key: str, prefix: str, now: datetime) -> list[Document]:
+        rows = self._q("SELECT * FROM documents WHERE project = %s AND environment = %s AND scope_key = %s"
+                       " AND left(path, %s) = %s AND (expires_at IS NULL OR expires_at > %s) ORDER BY path COLLATE \"C\"",
+                       (project, environment, scope_key, len(prefix), prefix, now))
+        return [_document(r) for r in rows]
+
+    def doc_delete(self, project: str, environment: str, scope_key: str, path: str, now: datetime) -> bool:
+        """Delete a live document; an expired one is already gone (purge removes its row)."""
+        return self._x("DELETE FROM documents WHERE project = %s AND environment = %s AND scope_key = %s"
+                       " AND path = %s AND (expires_at IS NULL OR expires_at > %s)",
+                       (project, environment, scope_key, path, now)) == 1
+
+    def doc_purge(self, now: datetime, project: str | None = None, environment: str | None = None) -> int:
+        where, params = ["expires_at IS NOT NULL", "expires_at <= %(now)s"], {"now": now}
+        for column, value in (("project", project), ("environment", environment)):
+            if value is not None:
+                where.append(f"{column} = %({column})s")
+                params[column] = value
+        return self._x(f"DELETE FROM documents WHERE {' AND '.join(where)}", params)
+
+    # -- export and import ---------------------------------------------------------------------
+    def export_rows(self, kinds: Sequence[str], project: str, environment: str, dataset: str | None,
+                    vectors: bool) -> Iterator[tuple[str, dict]]:
+        with self._snapshot() as conn:
+            for kind in kinds:
+                sql, params = _export_query(kind, project, environment, dataset, vectors)
+                try:
+                    with conn.cursor(name=f"kenning_export_{kind}") as cur:
+                        cur.itersize = 1000
+                        cur.execute(sql, params)
+                        for r in cur:
+                            yield kind, _exported(kind, r)
+                except psycopg.Error as exc:
+                    raise StoreError(f"PostgreSQL error exporting {self.path}: {exc}") from exc
+
+    @contextmanager
+    def _snapshot(self):
+        """A connection reading one consistent state: a repeatable-read, read-only transaction of its own
+        (inside the caller's transaction: that one)."""
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            yield conn
+            return
+        with self._conn() as conn, conn.transaction():
+            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+            yield conn
+
+    def import_row(self, kind: str, project: str, environment: str, row: dict, vector: np.ndarray | None) -> bool:
+        self._check(vector)
+        place, fields = RECORDS[kind]
+        values = {"project": project, "environment": environment, place: row[place]}
+        values.update((f, _stored(t, row[f])) for f, t in fields.items())
+        if vector is not None:
+            values["embedding"] = _vec(vector)
+        # DO NOTHING on any uniqueness conflict: the key (or a live twin) is already there.
+        sql = (f"INSERT INTO {EXPORT_TABLES[kind]} ({', '.join(values)}) VALUES ({', '.join(['%s'] * len(values))})"
+               " ON CONFLICT DO NOTHING")
+        with self._conn() as conn:
+            try:
+                return conn.execute(sql, tuple(values.values())).rowcount == 1
+            except psycopg.Error as exc:
+                raise StoreError(f"the database refused the {kind}: {exc}") from exc
+
+    # -- pending embeddings --------------------------------------------------------------
+    def pending(self, kind: str, limit: int, project: str | None = None, environment: str | None = None,
+                dataset: str | None = None) -> list[tuple[Scope, str, str]]:
+        table, key, text = VECTOR_TABLES[kind]
+        where, params = ["embedding IS NULL"], {"n": limit}
+        for column, value in (("project", project), ("environment", environment), ("dataset", dataset)):
+            if value is not None:
+                where.append(f"{column} = %({column})s")
+                params[column] = value
+        rows = self._q(f"SELECT project, environment, dataset, {key} AS key, {text} AS text FROM {table}"
+                       f" WHERE {' AND '.join(where)} ORDER BY seq LIMIT %(n)s", params)
+        return [(Scope(r["project"], r["environment"], r["dataset"]), r["key"], r["text"]) for r in rows]
+
+    def set_vector(self, kind: str, scope: Scope, key_value: str, text_value: str, vector: np.ndarray) -> bool:
+        self._check(vector)
+        table, key, text = VECTOR_TABLES[kind]
+        return self._x(f"UPDATE {table} SET embedding = %(v)s WHERE {TENANT} AND {key} = %(key)s"
+                       f" AND {text} = %(text)s", _tenant(scope, v=_vec(vector), key=key_value, text=text_value)) == 1
+
+
+# -- rows to models ---------------------------------------------------------------------------------
+
+def _vec(vector) -> np.ndarray | None:
+    return None if vector is None else np.asarray(vector, dtype=np.float32)
+
+
+def _array(value) -> np.ndarray:
+    if hasattr(value, "to_numpy"):  # pgvector's Vector
+        value = value.to_numpy()
+    return np.asarray(value, dtype=np.float32)
+
+
+def _episode(r: dict) -> Episode:
+    return Episode(episode_id=r["episode_id"], role=r["role"], content=r["content"], chat=r["chat"],
+                   at=_utc(r["at"]), created_at=_utc(r["created_at"]))
+
+
+def _note(r: dict) -> Note:
+    return Note(note_id=r["note_id"], text=r["text"], namespace=r["namespace"], created_at=_utc(r["created_at"]),
+                forgotten_at=_utc(r["forgotten_at"]), superseded_by=r["superseded_by"])
+
+
+def _core(r: dict) -> CoreFile:
+    return CoreFile(path=r["path"], namespace=r["namespace"], content=r["content"], version=r["version"],
+                    created_at=_utc(r["created_at"]), updated_at=_utc(r["updated_at"]))
+
+
+def _document(r: dict) -> Document:
+    return Document(scope_key=r["scope_key"], path=r["path"], text=r["text"], version=r["version"],
+                    expires_at=_utc(r["expires_at"]), created_at=_utc(r["created_at"]),
+                    updated_at=_utc(r["updated_at"]))
+
+
+def _job(r: dict) -> Job:
+    payload = r["payload"]
+    return Job(request_id=r["job_id"], project=r["project"], environment=r["environment"], dataset=r["dataset"],
+               role=payload["role"], content=payload["content"], chat=payload.get("chat"),
+               at=timeutil.load(payload["at"]), temporary=payload.get("temporary", False),
+               message_id=payload.get("message_id"), client_ref=r["client_ref"], status=r["status"],
+               attempts=r["attempts"], error=r["error"],
+               result=AddResult.model_validate(r["result"]) if r["result"] else None,
+               created_at=_utc(r["created_at"]), updated_at=_utc(r["updated_at"]))
+
+
+def _entity(r: dict) -> Entity:
+    return Entity(entity_id=r["entity_id"], name=r["name"], type=r["type"], aliases=r["aliases"],
+                  created_at=_utc(r["created_at"]))
+
+
+def _fact(r: dict) -> Fact:
+    return Fact(
+        fact_id=r["fact_id"], subject=r["subject"], predicate=r["predicate"], object=r["object"],
+        object_is_entity=r["object_is_entity"], entity_type=r["entity_type"], text=r["text"],
+        kind=r["kind"], confidence=r["confidence"], source_quote=r["source_quote"],
+        valid_at=_utc(r["valid_at"]), valid_until=_utc(r["valid_until"]), invalid_at=_utc(r["invalid_at"]),
+        superseded_by=r["superseded_by"], episode_id=r["episode_id"], created_at=_utc(r["created_at"]))
+
+
+def _export_query(kind: str, project: str, environment: str, dataset: str | None, vectors: bool) -> tuple[str, dict]:
+    place, fields = RECORDS[kind]
+    columns = [place, *fields] + (["embedding::vector AS embedding"] if vectors and kind in VECTOR_TABLES else [])
+    where, params = "project = %(p)s AND environment = %(e)s", {"p": project, "e": environment}
+    if dataset is not None and place == "dataset":
+        where, params = where + " AND dataset = %(d)s", params | {"d": dataset}
+    return (f"SELECT {', '.join(columns)} FROM {EXPORT_TABLES[kind]} WHERE {where}"
+            f" ORDER BY {place} COLLATE \"C\", seq", params)
+
+
+def _exported(kind: str, r: dict) -> dict:
+    """A stored row as JSON values: times as fixed-width text, JSON columns decoded, the vector as an array."""
+    place, fields = RECORDS[kind]
+    row = {place: r[place]} | {f: _decoded(t, r[f]) for f, t in fields.items()}
+    if "embedding" in r:
+        row["vector"] = None if r["embedding"] is None else _array(r["embedding"])
+    return row
+
+
+def _decoded(type_: str, value):
+    if value is None:
+        return None
+    if type_ in TIME_TYPES:
+        return timeutil.dump(value)
+    if type_ == "object":
+        return json.loads(value)
+    return value
+
+
+def _stored(type_: str, value):
+    if value is None:
+        return None
+    if type_ in TIME_TYPES:
+        return timeutil.load(value)
+    if type_ == "list":
+        return Jsonb(value)
+    if type_ == "object":
+        return json.dumps(value, ensure_ascii=False)
+    return value
