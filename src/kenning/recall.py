@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 from collections import OrderedDict
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -28,6 +30,7 @@ STOPWORDS = frozenset("""a an the of to in on at for and or is are was were be b
  any some about know tell me you your my i we our has have had there all with from by as can could
  would should will into than then so if not no yes please did ever""".split())
 MAX_QUERY_TERMS = 64
+_POOL = ThreadPoolExecutor(max_workers=8, thread_name_prefix="kenning-recall")
 REDUNDANT = 0.5  # weight of a second item from the same message
 TOKEN_PIECES = re.compile(r"\w+|[^\w\s]")
 MIN_KEYWORD = 0.05  # BM25 below this means the words are everywhere: no evidence either way
@@ -140,32 +143,42 @@ class Recaller:
         qvec = self.embed_query(query)
         terms = query_terms(query)
         depth = self.preset.depth
-        ranked: dict[tuple[str, str], list[tuple[str, float]]] = {}
+        reads: dict[tuple[str, str], Callable[[], list[tuple[str, float]]]] = {}
+        store = self.store
         if "fact" in kinds:
             if qvec is not None:
-                ranked["fact", "vector"] = self.store.vector_search(scope, "fact", qvec, depth, at=at)
+                reads["fact", "vector"] = lambda: store.vector_search(scope, "fact", qvec, depth, at=at)
             if terms:
-                ranked["fact", "keyword"] = _evidence(self.store.keyword_search(scope, terms, at, depth))
-            ranked["fact", "entity"] = self._entity_hits(scope, query)
-            ranked["fact", "slot"] = self._slot_hits(scope, query, at)
+                reads["fact", "keyword"] = lambda: _evidence(store.keyword_search(scope, terms, at, depth))
+            reads["fact", "entity"] = lambda: self._entity_hits(scope, query)
+            reads["fact", "slot"] = lambda: self._slot_hits(scope, query, at)
         if "message" in kinds:
             if qvec is not None:
-                ranked["message", "vector"] = self.store.vector_search(
+                reads["message", "vector"] = lambda: store.vector_search(
                     scope, "episode", qvec, depth, exclude_chat=exclude_chat, floor=MIN_COSINE)
             if terms:
-                ranked["message", "keyword"] = _evidence(
-                    self.store.episode_keyword_search(scope, terms, depth, exclude_chat=exclude_chat))
+                reads["message", "keyword"] = lambda: _evidence(
+                    store.episode_keyword_search(scope, terms, depth, exclude_chat=exclude_chat))
         if "note" in kinds:
             if qvec is not None:
-                ranked["note", "vector"] = self.store.vector_search(
+                reads["note", "vector"] = lambda: store.vector_search(
                     scope, "note", qvec, depth, namespaces=namespaces, floor=MIN_COSINE)
             if terms:
-                ranked["note", "keyword"] = _evidence(
-                    self.store.note_keyword_search(scope, terms, depth, namespaces=namespaces))
+                reads["note", "keyword"] = lambda: _evidence(
+                    store.note_keyword_search(scope, terms, depth, namespaces=namespaces))
+        ranked = self._run(reads)
         fused, signals = fuse(ranked, self.preset)
         if "message" in kinds and self.preset.neighbors:
             self._add_neighbors(scope, fused, signals, exclude_chat)
         return fused, signals
+
+    def _run(self, reads: dict) -> dict:
+        """Run the signal reads; a store whose reads are independent round trips (a server) runs
+        them side by side, so a recall waits for the slowest read, not for their sum."""
+        if not getattr(self.store, "parallel_reads", False) or len(reads) < 2:
+            return {key: read() for key, read in reads.items()}
+        futures = {key: _POOL.submit(read) for key, read in reads.items()}
+        return {key: future.result() for key, future in futures.items()}
 
     def _add_neighbors(self, scope: Scope, fused, signals, exclude_chat: str | None) -> None:
         """A turn next to a strong hit often holds the rest of the answer (the reply to a question,

@@ -262,6 +262,8 @@ def _utc(value: datetime | None) -> datetime | None:
 class PostgresStore(Store):
     """The Store contract on PostgreSQL + pgvector. ``url``: a libpq URL (postgresql://…)."""
 
+    parallel_reads = True  # independent queries on pooled connections: recall runs its signals side by side
+
     def __init__(self, url: str, *, min_size: int = 1, max_size: int = 10, timeout: float = 30.0):
         self.url = url
         self.path = redact(url)   # what front ends print as "data in …"
