@@ -472,7 +472,11 @@ class SQLiteStore(Store):
 
     def message_neighbors(self, scope: Scope, episode_ids: list[str],
                           exclude_chat: str | None = None) -> dict[str, list[str]]:
-        ids, _, chats = self.episode_matrix(scope)
+        def load():  # every message in order, embedded or not (a neighbour needs no vector)
+            rows = self._q("SELECT episode_id, chat FROM episodes WHERE project=? AND environment=? AND dataset=?"
+                           " ORDER BY at, rowid", tuple(scope))
+            return [r[0] for r in rows], [r[1] for r in rows]
+        ids, chats = self._cached(("order", scope), scope, load)
         pos = {key: i for i, key in enumerate(ids)}
         out: dict[str, list[str]] = {}
         for key in episode_ids:
