@@ -156,3 +156,11 @@ class HashEmbedder(Embedder):
 @pytest.fixture
 def hash_embedder_cls():
     return HashEmbedder
+
+
+@pytest.fixture
+def plain(new_memory):
+    """A Memory without an embedder on either store: the keyword signal alone."""
+    m = new_memory(embedder=None)
+    yield m
+    m.close()

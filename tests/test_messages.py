@@ -54,14 +54,6 @@ def mem(new_memory, local_embedder):
     return new_memory()
 
 
-@pytest.fixture
-def plain(new_memory):
-    """No embedder: the keyword signal alone."""
-    m = new_memory(embedder=None)
-    yield m
-    m.close()
-
-
 # -- index ----------------------------------------------------------------------------------------
 
 def test_index_keeps_the_message_with_the_callers_id_chat_role_and_time(mem):

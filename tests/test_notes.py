@@ -52,14 +52,6 @@ def mem(new_memory, local_embedder):
     return new_memory()
 
 
-@pytest.fixture
-def plain(new_memory):
-    """No embedder: the keyword signal alone."""
-    m = new_memory(embedder=None)
-    yield m
-    m.close()
-
-
 def embedded(mem, kind: str = "note", dataset: str = "sam") -> list[str]:
     """Ids of the dataset's remembered notes that have a vector: a search deep enough returns every one."""
     dim = mem.store.embedding_dim() or 384
