@@ -25,6 +25,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+
+from common import write  # noqa: E402
+
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "locomo" / "locomo-dev.json"
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 
@@ -150,7 +154,7 @@ def main(argv=None):
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
     ap.add_argument("--ks", default="5,10,25")
     ap.add_argument("--db", default=None, help="reuse an ingested store (default: a fresh temporary file)")
-    ap.add_argument("--json", type=Path, default=ROOT / "bench" / "results" / "locomo.json")
+    ap.add_argument("--json", type=Path, default=Path("locomo.json"), help="result name under bench/results/")
     args = ap.parse_args(argv)
     ks = [int(k) for k in args.ks.split(",")]
 
@@ -182,9 +186,9 @@ def main(argv=None):
     print(f"recall@{k} overall: kenning {report['kenning']['overall'][k]:.3f}, "
           f"bm25 {report['bm25-raw']['overall'][k]:.3f} (ratio {ratio:.2f}), "
           f"dense-only {report['dense-only']['overall'][k]:.3f}")
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps({"date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                                     "report": report, "turns": n_turns, "ingest_s": ingest_s}, indent=1) + "\n")
+    write(args.json.stem, {"command": "python bench/locomo.py", "data": args.data.name, "ks": ks, "report": report,
+                           "turns": n_turns, "ingest_s": round(ingest_s, 1),
+                           "recall_ms_per_question": round(1000 * timings["kenning"] / n_q, 2)})
     return 0
 
 

@@ -105,8 +105,8 @@ def cmd_core(args) -> int:
     return 0
 
 
-BENCHES = {"write": "write_throughput.py", "locomo": "locomo.py", "latency": "recall_latency.py",
-           "queue": "queue_throughput.py"}
+BENCHES = {"latency": "latency.py", "peers": "peers.py", "locomo": "locomo.py", "write": "write_throughput.py",
+           "queue": "queue_throughput.py", "report": "report.py"}
 
 
 def cmd_bench(args) -> int:
@@ -431,7 +431,7 @@ def build_parser() -> argparse.ArgumentParser:
         c_.add_argument("--namespace", default="user")
         c_.set_defaults(func=cmd_core)
 
-    p = sub.add_parser("bench", help="run a benchmark of the source checkout (write, locomo, latency, queue)")
+    p = sub.add_parser("bench", help="run a benchmark of the source checkout: " + ", ".join(BENCHES))
     p.add_argument("which", choices=sorted(BENCHES))
     p.add_argument("--bench-dir", default=None, help="the bench/ folder (default: ./bench)")
     p.add_argument("rest", nargs=argparse.REMAINDER, help="arguments for the benchmark script")

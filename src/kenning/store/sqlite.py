@@ -380,7 +380,8 @@ class SQLiteStore(Store):
         return _episode(rows[0]) if rows else None
 
     def get_episodes(self, scope: Scope, episode_ids: list[str]) -> list[Episode]:
-        return self._by_ids(f"SELECT {EPISODE_COLUMNS} FROM episodes", "episode_id", scope, episode_ids, _episode)
+        return self._by_ids(f"SELECT {EPISODE_COLUMNS} FROM episodes", "episode_id", scope, episode_ids, _episode,
+                            unique=False)
 
     def episode_matrix(self, scope: Scope) -> tuple[list[str], np.ndarray, list]:
         def load():
@@ -580,13 +581,17 @@ class SQLiteStore(Store):
     def get_facts(self, scope: Scope, fact_ids: list[str]) -> list[Fact]:
         return self._by_ids(f"SELECT {FACT_COLUMNS} FROM facts f", "fact_id", scope, fact_ids, _fact)
 
-    def _by_ids(self, select: str, key: str, scope: Scope, ids: list[str], build) -> list:
-        """Rows of one scope by id, in the order of ``ids`` (missing ids left out)."""
+    def _by_ids(self, select: str, key: str, scope: Scope, ids: list[str], build, *, unique: bool = True) -> list:
+        """Rows of one scope by id, in the order of ``ids`` (missing ids left out).
+
+        With a table-wide unique id the scope columns are written ``+project`` so the planner looks the
+        ids up in their own index instead of walking the dataset's rows through a scope index.
+        """
         if not ids:
             return []
-        marks = ",".join("?" * len(ids))
-        rows = self._q(f"{select} WHERE project=? AND environment=? AND dataset=? AND {key} IN ({marks})",
-                       (*scope, *ids))
+        marks, plus = ",".join("?" * len(ids)), "+" if unique else ""
+        rows = self._q(f"{select} WHERE {plus}project=? AND {plus}environment=? AND {plus}dataset=?"
+                       f" AND {key} IN ({marks})", (*scope, *ids))
         by_id = {r[key]: build(r) for r in rows}
         return [by_id[i] for i in ids if i in by_id]
 
@@ -606,17 +611,26 @@ class SQLiteStore(Store):
 
     def live_fact_ids(self, scope: Scope, at: datetime, limit: int, predicates: list[str] | None = None,
                       entity_ids: list[str] | None = None) -> list[tuple[str, str]]:
+        if (predicates is not None and not predicates) or (entity_ids is not None and not entity_ids):
+            return []
         where, params = [SCOPE, LIVE_NOW], {"p": scope.project, "e": scope.environment, "d": scope.dataset,
                                             "t": timeutil.dump(at), "n": limit}
-        for column, values in (("predicate", predicates), ("entity_id", entity_ids)):
-            if values is not None:
-                if not values:
-                    return []
-                marks = ", ".join(f":{column}{i}" for i in range(len(values)))
-                where.append(f"f.{column} IN ({marks})")
-                params.update({f"{column}{i}": v for i, v in enumerate(values)})
-        rows = self._q(f"SELECT f.fact_id, f.predicate FROM facts f WHERE {' AND '.join(where)}"
-                       " ORDER BY f.valid_at DESC LIMIT :n", params)
+        if predicates is not None and entity_ids is not None:
+            where.append(f"f.entity_id IN ({', '.join(f':ent{i}' for i in range(len(entity_ids)))})")
+            params.update({f"ent{i}": v for i, v in enumerate(entity_ids)})
+        column, values = ("predicate", predicates) if predicates is not None else ("entity_id", entity_ids)
+        if values is None:
+            rows = self._q(f"SELECT f.fact_id, f.predicate FROM facts f WHERE {' AND '.join(where)}"
+                           " ORDER BY f.valid_at DESC LIMIT :n", params)
+            return [(r[0], r[1]) for r in rows]
+        # One index range per wanted value, each cut at the limit, merged newest first: a single IN
+        # list makes SQLite walk every live fact of the dataset by time when the wanted slot is rare.
+        clause, parts = " AND ".join(where), []
+        for i, value in enumerate(dict.fromkeys(values)):
+            params[f"v{i}"] = value
+            parts.append(f"SELECT * FROM (SELECT f.fact_id, f.predicate, f.valid_at FROM facts f WHERE {clause}"
+                         f" AND f.{column} = :v{i} ORDER BY f.valid_at DESC LIMIT :n)")
+        rows = self._q(" UNION ALL ".join(parts) + " ORDER BY valid_at DESC LIMIT :n", params)
         return [(r[0], r[1]) for r in rows]
 
     def find_entities(self, scope: Scope, names: list[str]) -> list[Entity]:
@@ -695,9 +709,15 @@ class SQLiteStore(Store):
                 f"{SCOPE} AND f.invalid_at IS NULL AND f.embedding IS NOT NULL",
                 {"p": scope.project, "e": scope.environment, "d": scope.dataset})
             ids, matrix = _matrix(rows, "fact_id", self.embedding_dim())
-            return ids, matrix, [(r["valid_at"], r["valid_until"]) for r in rows]
-        ids, matrix, windows = self._cached(("fact", scope), scope, load)
+            windows = [(r["valid_at"], r["valid_until"]) for r in rows]
+            # Usually every window is open-ended and already started: then no per-row check is needed.
+            latest = max((va for va, _ in windows), default="")
+            open_ended = all(vu is None for _, vu in windows)
+            return ids, matrix, windows, latest, open_ended
+        ids, matrix, windows, latest, open_ended = self._cached(("fact", scope), scope, load)
         t = timeutil.dump(at)
+        if open_ended and latest <= t:
+            return ids, matrix
         keep = [i for i, (va, vu) in enumerate(windows) if va <= t and (vu is None or vu > t)]
         if len(keep) == len(ids):
             return ids, matrix

@@ -1,0 +1,572 @@
+"""kenning vs. mem0 vs. LangGraph's InMemoryStore on one LoCoMo workload: write speed, search latency, recall@10.
+
+The same workload goes through every system, side by side in one process: each
+LoCoMo dev conversation is one user (kenning dataset, mem0 user_id, LangGraph
+namespace) and each of its turns is added as one memory; then every question
+with gold evidence is searched with limit 10, the hits map to dia_ids, and
+evidence recall@10 is scored with bench/locomo.py's helpers.
+
+* kenning: ``Memory("sqlite:///<tmp file>")``; ``add(text, dataset, at, chat,
+  message_id=dia_id)`` (the rule extractor mines facts on every add) and
+  ``recall(question, dataset, limit=10)``.
+* mem0 (open-source ``mem0ai``, fully local): ``add(text, user_id,
+  infer=False, metadata={"dia_id"})`` and ``search(q, top_k=10,
+  filters={"user_id"})``; vector store Qdrant in local on-disk mode
+  (qdrant-client, no server), history SQLite file, telemetry off, and an LLM
+  that raises if called (it never is: infer=False).
+* LangGraph ``InMemoryStore(index={"dims": 384, "embed": ..., "fields":
+  ["text"]})``: ``put(("conv", id), dia_id, {"text"})`` and ``search(ns,
+  query=q, limit=10)``.
+
+All three embed with kenning's bundled model (all-MiniLM-L6-v2 int8 ONNX, one
+ONNX thread), one loaded session shared by all; the peers get it through a
+LangChain ``Embeddings`` wrapper. Timings use ``time.perf_counter`` around each
+call, so they include embedding the text or the query. Runs alternate systems
+(kenning, mem0, langgraph, kenning, ...), each on a fresh store after a short
+untimed warm-up; figures are the median over runs, ratios are kenning/peer.
+Network access is blocked in-process for the whole run and attempts are counted.
+
+Default: a deterministic subset (the first 3 of the 5 conversations, 1,451
+turns, and 300 of their questions evenly spread) so 3 runs of all three systems
+take about 3 minutes on 2 cores; ``--full`` runs every conversation and
+question (about 8 minutes). Store sizes matter: mem0's search cost grows with
+the memories of all users in its collection (see the notes in the JSON).
+
+    .venv-bench/bin/python bench/peers.py [--runs 3] [--conversations N] [--questions N] [--full]
+        [--systems kenning,mem0,langgraph] [--data PATH] [--json PATH]
+
+Peers install into their own venv (the project does not depend on them):
+
+    python3 -m venv .venv-bench && .venv-bench/bin/pip install -e . -r bench/requirements.txt
+
+Writes bench/results/peers.json. Data: LoCoMo (CC BY-NC 4.0), see ../shared/data/README.md.
+"""
+from __future__ import annotations
+
+import os
+
+# Before any peer is imported: mem0 reads these at import time.
+os.environ["MEM0_TELEMETRY"] = "False"
+os.environ["LANGSMITH_TRACING"] = "false"
+os.environ["LANGCHAIN_TRACING_V2"] = "false"
+os.environ["HF_HUB_OFFLINE"] = "1"
+
+import argparse  # noqa: E402
+import gc  # noqa: E402
+import importlib.util  # noqa: E402
+import json  # noqa: E402
+import logging  # noqa: E402
+import platform  # noqa: E402
+import shutil  # noqa: E402
+import socket  # noqa: E402
+import statistics  # noqa: E402
+import sys  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+import traceback  # noqa: E402
+from collections import defaultdict  # noqa: E402
+from datetime import datetime, timezone  # noqa: E402
+from importlib import metadata  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+
+from locomo import CATEGORIES, DEFAULT_DATA, clean_evidence, item_ids, score, turns_of  # noqa: E402
+
+K = 10
+SYSTEMS = ("kenning", "mem0", "langgraph")
+DEFAULT_CONVERSATIONS = 3
+DEFAULT_QUESTIONS = 300
+PEER_MODULES = {"mem0": ("mem0", "qdrant_client", "langchain", "langchain_core"),
+                "langgraph": ("langgraph", "langchain_core")}
+PACKAGES = ("kenning", "mem0ai", "qdrant-client", "langgraph", "langgraph-checkpoint", "langchain", "langchain-core",
+            "onnxruntime", "tokenizers", "numpy")
+WARMUP_TEXTS = ["Warm-up: the weather was mild today.", "Warm-up: I had pasta for lunch.",
+                "Warm-up: my sister visited last weekend.", "Warm-up: we talked about books.",
+                "Warm-up: the train was late again."]
+WARMUP_QUERIES = ["What did they eat?", "Who visited?", "How was the weather?", "What about books?",
+                  "Was the train on time?"]
+LLM_CALLS = []  # one entry per (forbidden) mem0 LLM call
+
+
+# -- no network, counted ------------------------------------------------------------------------------
+class NetworkGuard:
+    """Refuses every IP connection and name lookup in this process while active, and records them."""
+
+    def __init__(self):
+        self.attempts: list[str] = []
+        self._saved = None
+
+    def _refuse(self, what):
+        where = "".join(traceback.format_stack(limit=6)[:-2]).strip().splitlines()[-1:]
+        self.attempts.append(f"{what} at {' '.join(where).strip()}")
+        raise OSError(f"bench/peers.py blocks network access ({what})")
+
+    def __enter__(self):
+        guard, orig_connect, orig_connect_ex = self, socket.socket.connect, socket.socket.connect_ex
+        self._saved = (orig_connect, orig_connect_ex, socket.getaddrinfo)
+
+        def connect(sock, address):
+            if sock.family in (socket.AF_INET, socket.AF_INET6):
+                guard._refuse(f"connect {address!r}")
+            return orig_connect(sock, address)
+
+        def connect_ex(sock, address):
+            if sock.family in (socket.AF_INET, socket.AF_INET6):
+                guard._refuse(f"connect_ex {address!r}")
+            return orig_connect_ex(sock, address)
+
+        def getaddrinfo(host, *args, **kwargs):
+            guard._refuse(f"getaddrinfo {host!r}")
+
+        socket.socket.connect, socket.socket.connect_ex, socket.getaddrinfo = connect, connect_ex, getaddrinfo
+        return self
+
+    def __exit__(self, *exc):
+        socket.socket.connect, socket.socket.connect_ex, socket.getaddrinfo = self._saved
+
+
+# -- workload --------------------------------------------------------------------------------------------
+def load_workload(path: Path, conversations: int | None, questions: int | None):
+    """(users, questions, description): users = [(user, [(dia_id, chat, when, text)])], questions spread evenly."""
+    samples = json.loads(path.read_text())
+    chosen = samples[:conversations] if conversations else samples
+    users, asked = [], []
+    for sample in chosen:
+        turns = list(turns_of(sample))
+        users.append((sample["sample_id"], turns))
+        valid = {t[0] for t in turns}
+        for qa in sample["qa"]:
+            gold = clean_evidence(qa.get("evidence", []), valid)
+            if gold:
+                asked.append((sample["sample_id"], qa["question"], gold, qa["category"]))
+    total = len(asked)
+    if questions and questions < total:
+        asked = [asked[i * total // questions] for i in range(questions)]
+    n_turns = sum(len(t) for _, t in users)
+    desc = (f"{len(users)} of {len(samples)} conversations ({', '.join(u for u, _ in users)}), {n_turns} turns, "
+            f"{len(asked)} of their {total} questions with evidence")
+    return users, asked, desc
+
+
+# -- the shared embedder -----------------------------------------------------------------------------------
+def shared_embedder():
+    """kenning's bundled model, one ONNX thread, loaded once for every system (kenning's default threads)."""
+    from kenning.embed.local import LocalEmbedder
+
+    embedder = LocalEmbedder(threads=1)
+    embedder.load()
+    return embedder
+
+
+def langchain_adapters(embedder):
+    """A LangChain Embeddings over kenning's embedder, and a chat model that fails if anyone calls it."""
+    from langchain_core.embeddings import Embeddings
+    from langchain_core.language_models.chat_models import BaseChatModel
+
+    class KenningEmbeddings(Embeddings):
+        def embed_documents(self, texts):
+            return embedder.embed_batch(texts).tolist()
+
+        def embed_query(self, text):
+            return embedder.embed(text).tolist()
+
+    class ForbiddenLLM(BaseChatModel):
+        @property
+        def _llm_type(self) -> str:
+            return "forbidden"
+
+        def _generate(self, messages, stop=None, run_manager=None, **kwargs):
+            LLM_CALLS.append(str(messages)[:200])
+            raise RuntimeError("bench/peers.py: mem0 called its LLM; this benchmark never allows that")
+
+    return KenningEmbeddings(), ForbiddenLLM()
+
+
+# -- the systems: add(user, dia_id, chat, when, text), search(user, query) -> [[dia_id, ...], ...], close() --
+class KenningSystem:
+    name = "kenning"
+
+    def __init__(self, folder: Path, embedder):
+        from kenning import Memory
+        from kenning.embed.base import CachedEmbedder
+
+        # Memory()'s default embedder is a process-wide CachedEmbedder; a fresh cache per run keeps
+        # earlier runs' texts from turning this run's embeddings into cache hits.
+        self.mem = Memory(f"sqlite:///{folder / 'kenning.db'}", embedder=CachedEmbedder(embedder))
+
+    @staticmethod
+    def config():
+        return {"api": "kenning.Memory('sqlite:///<tmp>/kenning.db')", "store": "SQLite file (kenning's own)",
+                "add": "mem.add(text, dataset=f'locomo-{id}', at=session time, role='user', chat=session, "
+                       "message_id=dia_id) (rule extractor: facts mined on each add)",
+                "search": "mem.recall(question, dataset=..., limit=10); items map to dia_ids by episode_id/message_id",
+                "embedder": "all-MiniLM-L6-v2-int8 (kenning bundled ONNX), 1 thread, kenning's CachedEmbedder "
+                            "(fresh per run)"}
+
+    def add(self, user, dia_id, chat, when, text):
+        self.mem.add(text, dataset=f"locomo-{user}", at=when, role="user", chat=chat, message_id=dia_id)
+
+    def search(self, user, query):
+        return [item_ids(i) for i in self.mem.recall(query, dataset=f"locomo-{user}", limit=K).items]
+
+    def close(self):
+        self.mem.close()
+
+
+class Mem0System:
+    name = "mem0"
+
+    def __init__(self, folder: Path, embedder):
+        from mem0 import Memory
+
+        embeddings, llm = langchain_adapters(embedder)
+        self.mem = Memory.from_config(self.config_dict(folder, embeddings, llm))
+        self.store_ms = []  # per search: time inside the vector store's search (Qdrant local mode)
+        inner = self.mem.vector_store.search
+
+        def timed_search(*args, **kwargs):
+            t = time.perf_counter()
+            try:
+                return inner(*args, **kwargs)
+            finally:
+                self.store_ms[-1] += (time.perf_counter() - t) * 1000
+        self.mem.vector_store.search = timed_search
+
+    @staticmethod
+    def config_dict(folder, embeddings, llm):
+        return {"embedder": {"provider": "langchain", "config": {"model": embeddings, "embedding_dims": 384}},
+                "vector_store": {"provider": "qdrant", "config": {"collection_name": "locomo",
+                                                                  "embedding_model_dims": 384,
+                                                                  "path": str(folder / "qdrant")}},
+                "llm": {"provider": "langchain", "config": {"model": llm}},
+                "history_db_path": str(folder / "history.db")}
+
+    @staticmethod
+    def config():
+        return {"api": "mem0.Memory.from_config(...)",
+                "embedder": "provider 'langchain': kenning's all-MiniLM-L6-v2-int8 ONNX (1 thread) wrapped as a "
+                            "LangChain Embeddings",
+                "vector_store": "qdrant, local on-disk mode (QdrantClient(path=<tmp>/qdrant)), collection 'locomo', "
+                                "384 dims, cosine (mem0's default provider)",
+                "history_db": "<tmp>/history.db (SQLite)",
+                "llm": "provider 'langchain' with a chat model that raises on any call (never called)",
+                "reranker": None, "telemetry": "MEM0_TELEMETRY=False",
+                "add": "m.add(text, user_id=id, infer=False, metadata={'dia_id': dia_id})",
+                "search": "m.search(question, top_k=10, filters={'user_id': id}) (defaults: threshold=0.1, "
+                          "rerank=False)"}
+
+    def add(self, user, dia_id, chat, when, text):
+        self.mem.add(text, user_id=user, infer=False, metadata={"dia_id": dia_id})
+
+    def search(self, user, query):
+        self.store_ms.append(0.0)
+        hits = self.mem.search(query, top_k=K, filters={"user_id": user})["results"]
+        return [[h["metadata"]["dia_id"]] for h in hits]
+
+    def features(self):
+        """What mem0's hybrid search actually used here (its extra signals need run-time model downloads)."""
+        from mem0.utils.spacy_models import _nlp_full, _nlp_lemma
+
+        return {"bm25_keyword_search": self.mem.vector_store._get_bm25_encoder() is not None,
+                "spacy_lemmatizer": _nlp_lemma is not None, "spacy_entity_boost": _nlp_full is not None}
+
+    def close(self):
+        self.mem.close()
+        self.mem.vector_store.client.close()
+        if self.mem._entity_store is not None:
+            self.mem._entity_store.client.close()
+
+
+class LangGraphSystem:
+    name = "langgraph"
+
+    def __init__(self, folder: Path, embedder):
+        from langgraph.store.memory import InMemoryStore
+
+        embeddings, _ = langchain_adapters(embedder)
+        self.store = InMemoryStore(index={"dims": 384, "embed": embeddings, "fields": ["text"]})
+
+    @staticmethod
+    def config():
+        return {"api": "langgraph.store.memory.InMemoryStore(index={'dims': 384, 'embed': <Embeddings>, "
+                       "'fields': ['text']})",
+                "embedder": "kenning's all-MiniLM-L6-v2-int8 ONNX (1 thread) wrapped as a LangChain Embeddings",
+                "vector_store": "in process memory (Python dicts; brute-force cosine with numpy per search)",
+                "add": "store.put(('conv', id), dia_id, {'text': text})",
+                "search": "store.search(('conv', id), query=question, limit=10)"}
+
+    def add(self, user, dia_id, chat, when, text):
+        self.store.put(("conv", user), dia_id, {"text": text})
+
+    def search(self, user, query):
+        return [[item.key] for item in self.store.search(("conv", user), query=query, limit=K)]
+
+    def close(self):
+        self.store = None
+
+
+SYSTEM_CLASSES = {"kenning": KenningSystem, "mem0": Mem0System, "langgraph": LangGraphSystem}
+
+
+# -- one run -------------------------------------------------------------------------------------------------
+def pct(values, p):
+    values = sorted(values)
+    return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
+
+
+def warm_up(system):
+    when = datetime(2023, 1, 1, tzinfo=timezone.utc)
+    for i, text in enumerate(WARMUP_TEXTS):
+        system.add("warmup", f"W:{i}", "warmup", when, text)
+    for query in WARMUP_QUERIES:
+        system.search("warmup", query)
+
+
+def run_once(cls, folder: Path, embedder, users, questions):
+    """A fresh store: untimed warm-up, every turn added (each timed), every question searched (each timed)."""
+    system = cls(folder, embedder)
+    try:
+        warm_up(system)
+        add_ms = []
+        t0 = time.perf_counter()
+        for user, turns in users:
+            for dia_id, chat, when, text in turns:
+                t = time.perf_counter()
+                system.add(user, dia_id, chat, when, text)
+                add_ms.append((time.perf_counter() - t) * 1000)
+        add_wall = time.perf_counter() - t0
+        search_ms, recalls, short = [], defaultdict(list), 0
+        for user, question, gold, category in questions:
+            t = time.perf_counter()
+            ranked = system.search(user, question)
+            search_ms.append((time.perf_counter() - t) * 1000)
+            short += len(ranked) < K
+            recalls[category].append(score(ranked, gold, K))
+        features = system.features() if hasattr(system, "features") else None
+        store_ms = getattr(system, "store_ms", None)
+        if store_ms is not None:
+            store_ms = store_ms[len(WARMUP_QUERIES):]
+    finally:
+        system.close()
+    raw = {"adds": len(add_ms), "add_wall_s": round(add_wall, 3), "add_per_s": round(len(add_ms) / add_wall, 2),
+           "add_p50_ms": round(pct(add_ms, 50), 2), "add_p95_ms": round(pct(add_ms, 95), 2),
+           "add_p99_ms": round(pct(add_ms, 99), 2), "searches": len(search_ms),
+           "search_mean_ms": round(statistics.fmean(search_ms), 2), "search_p50_ms": round(pct(search_ms, 50), 2),
+           "search_p95_ms": round(pct(search_ms, 95), 2), "search_p99_ms": round(pct(search_ms, 99), 2),
+           "searches_with_fewer_than_k_hits": short}
+    if store_ms:
+        raw["vector_store_search_p50_ms"] = round(pct(store_ms, 50), 2)
+        raw["vector_store_search_share"] = round(sum(store_ms) / sum(search_ms), 3)
+    return raw, recall_report(recalls), features
+
+
+def recall_report(recalls):
+    report = {CATEGORIES[c]: {"recall@10": sum(v) / len(v), "n": len(v)} for c, v in sorted(recalls.items())}
+    every = [x for v in recalls.values() for x in v]
+    report["overall"] = {"recall@10": sum(every) / len(every), "n": len(every)}
+    return report
+
+
+# -- summary ------------------------------------------------------------------------------------------------
+FIGURES = ("add_per_s", "add_p50_ms", "add_p95_ms", "add_p99_ms", "search_mean_ms", "search_p50_ms",
+           "search_p95_ms", "search_p99_ms")
+
+
+def medians(raw_runs):
+    return {f: round(statistics.median(r[f] for r in raw_runs), 2) for f in FIGURES}
+
+
+def ratios(ken, peer):
+    """kenning/peer for each figure, and how many times faster kenning is (peer/kenning for latencies)."""
+    out = {}
+    for f in FIGURES:
+        if not peer[f]:
+            continue
+        ratio = ken[f] / peer[f]
+        faster = ratio if f == "add_per_s" else 1 / ratio
+        out[f] = {"kenning_over_peer": round(ratio, 3), "kenning_x_faster": round(faster, 2)}
+    return out
+
+
+def speed_words(x):
+    return f"{x:.1f}x faster" if x >= 1 else f"{1 / x:.1f}x slower"
+
+
+def print_tables(med, quality, rat):
+    names = list(med)
+    print(f"\n{'system':<11}{'add/s':>9}{'add p50':>9}{'add p95':>9}{'search p50':>12}{'p95':>8}{'p99':>8}"
+          f"{'recall@10':>11}   (ms; medians over runs)")
+    for n in names:
+        m = med[n]
+        print(f"{n:<11}{m['add_per_s']:>9.1f}{m['add_p50_ms']:>9.2f}{m['add_p95_ms']:>9.2f}{m['search_p50_ms']:>12.2f}"
+              f"{m['search_p95_ms']:>8.2f}{m['search_p99_ms']:>8.2f}{quality[n]['overall']['recall@10']:>11.3f}")
+    for peer, r in rat.items():
+        s = r["search_p95_ms"]
+        print(f"\nkenning vs {peer}: search p95 ratio {s['kenning_over_peer']:.2f} (kenning is "
+              f"{speed_words(s['kenning_x_faster'])}), search p50 ratio {r['search_p50_ms']['kenning_over_peer']:.2f} "
+              f"({speed_words(r['search_p50_ms']['kenning_x_faster'])}), p99 "
+              f"{speed_words(r['search_p99_ms']['kenning_x_faster'])}; add/s ratio "
+              f"{r['add_per_s']['kenning_over_peer']:.2f} ({speed_words(r['add_per_s']['kenning_x_faster'])}), "
+              f"add p95 {speed_words(r['add_p95_ms']['kenning_x_faster'])}; recall@10 "
+              f"{quality['kenning']['overall']['recall@10']:.3f} vs {quality[peer]['overall']['recall@10']:.3f}")
+    print(f"\n{'recall@10':<13}{'n':>5}" + "".join(f"{n:>11}" for n in names))
+    for cat in list(CATEGORIES.values()) + ["overall"]:
+        if cat in quality[names[0]]:
+            print(f"{cat:<13}{quality[names[0]][cat]['n']:>5}"
+                  + "".join(f"{quality[n][cat]['recall@10']:>11.3f}" for n in names))
+
+
+def versions():
+    out = {}
+    for pkg in PACKAGES:
+        try:
+            out[pkg] = metadata.version(pkg)
+        except metadata.PackageNotFoundError:
+            out[pkg] = None
+    return out
+
+
+def available(systems):
+    ok = []
+    for name in systems:
+        missing = [m for m in PEER_MODULES.get(name, ()) if importlib.util.find_spec(m) is None]
+        if missing:
+            print(f"{name}: not installed (missing {', '.join(missing)}); skipping it. Install the peers into a "
+                  f"separate venv: python3 -m venv .venv-bench && .venv-bench/bin/pip install -e . "
+                  f"-r bench/requirements.txt", file=sys.stderr)
+        else:
+            ok.append(name)
+    return ok
+
+
+NOTES = [
+    "All three systems embed with the same model and session: kenning's bundled all-MiniLM-L6-v2 int8 ONNX, one "
+    "ONNX thread; add and search timings include embedding.",
+    "kenning's add does more than store a vector: the rule extractor mines facts and entities from every turn and "
+    "they are embedded and indexed too (and a background job worker polls the queue); mem0 with infer=False and "
+    "LangGraph only embed and store the turn.",
+    "kenning's recall is hybrid (dense + BM25 + entity/slot signals, fused) and renders a context block; it is "
+    "given each turn's session time (at=) and chat. mem0 OSS rejects add(timestamp=...) and LangGraph has no time "
+    "field, so the peers only get the text and dia_id.",
+    "mem0 add(infer=False): no LLM call, no dedup and no update/delete decision (those need the LLM); each turn is "
+    "embedded once and inserted into Qdrant and the history SQLite table. Read from mem0/memory/main.py "
+    "(_add_to_vector_store's `if not infer` branch, _create_memory).",
+    "mem0 search: no LLM and no reranker (rerank=False, no reranker configured). Its hybrid extras need models "
+    "fetched at run time: BM25 keyword search needs fastembed's Qdrant/bm25 (HuggingFace hub) and lemmatization / "
+    "entity boosts need spaCy's en_core_web_sm; neither is reachable offline, so neither is installed and mem0 "
+    "falls back to semantic search only (see mem0.features in the JSON). That makes mem0's search cheaper and its "
+    "recall likely lower than a fully-online mem0 install.",
+    "mem0 search keeps its default threshold=0.1 (hits with cosine < 0.1 are dropped); see "
+    "searches_with_fewer_than_k_hits in the raw runs.",
+    "mem0 uses Qdrant's local mode (qdrant-client, no server; mem0's default provider, which qdrant-client "
+    "describes as meant for development and testing): it persists to a local SQLite file and answers a search by "
+    "checking the user_id filter on every point of the collection in Python, then brute-force cosine. So mem0's "
+    "search time grows with the memories of ALL users, not just the one searched, and a small subset understates "
+    "it. raw[mem0][*].vector_store_search_share is the measured share of mem0's search time spent inside that "
+    "vector-store call. A Qdrant server (Rust, HNSW, payload index) would be much faster per search, at the cost "
+    "of running a separate service; mem0's faiss store was not used because it filters after a global top-2k "
+    "fetch, which drops hits when several users share an index.",
+    "LangGraph's InMemoryStore keeps everything in Python dicts (nothing on disk) and embeds only the 'text' field; "
+    "each search embeds the query in a thread pool and scores the namespace by brute force.",
+    "kenning runs on a real SQLite file; each run gets a fresh store and, for kenning, a fresh embedding cache "
+    "(Memory()'s default CachedEmbedder is per process, so later runs would otherwise hit texts from earlier ones).",
+]
+
+
+# -- main -----------------------------------------------------------------------------------------------------
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--conversations", type=int, default=None,
+                    help=f"first N conversations (default {DEFAULT_CONVERSATIONS}; all with --full)")
+    ap.add_argument("--questions", type=int, default=None,
+                    help=f"N of their questions, evenly spread (default {DEFAULT_QUESTIONS}; all with --full)")
+    ap.add_argument("--full", action="store_true", help="every conversation and question of the dev set")
+    ap.add_argument("--systems", default=",".join(SYSTEMS))
+    ap.add_argument("--json", type=Path, default=ROOT / "bench" / "results" / "peers.json")
+    args = ap.parse_args(argv)
+    if args.full:
+        n_conv, n_q = args.conversations, args.questions
+    else:
+        n_conv = args.conversations or DEFAULT_CONVERSATIONS
+        n_q = args.questions or DEFAULT_QUESTIONS
+    subset = not args.full and (args.conversations is None or args.questions is None)
+
+    names = [s for s in args.systems.split(",") if s]
+    unknown = set(names) - set(SYSTEMS)
+    if unknown or "kenning" not in names:
+        ap.error(f"--systems takes kenning plus any of mem0, langgraph (got {args.systems!r})")
+    names = available(names)
+    users, questions, desc = load_workload(args.data, n_conv, n_q)
+    print(f"workload: {desc}" + (" (default subset; --full for everything)" if subset else ""))
+    print(f"systems: {', '.join(names)}; {args.runs} runs, alternating; recall@{K}")
+
+    start = time.perf_counter()
+    raw, quality, features = defaultdict(list), {}, {}
+    varies = set()
+    with tempfile.TemporaryDirectory(prefix="kenning-peers-") as tmp, NetworkGuard() as guard:
+        os.environ["MEM0_DIR"] = str(Path(tmp) / "mem0-home")  # mem0 writes its config/user id here, not ~/.mem0
+        logging.getLogger("mem0").setLevel(logging.ERROR)      # its "fastembed not installed" warning is in notes
+        embedder = shared_embedder()
+        for run in range(args.runs):
+            for name in names:
+                folder = Path(tmp) / f"{name}-{run}"
+                folder.mkdir()
+                gc.collect()
+                r, q, feat = run_once(SYSTEM_CLASSES[name], folder, embedder, users, questions)
+                shutil.rmtree(folder, ignore_errors=True)
+                raw[name].append(r)
+                if name not in quality:
+                    quality[name] = q
+                elif q != quality[name]:
+                    varies.add(name)
+                if feat is not None:
+                    features[name] = feat
+                print(f"  run {run + 1} {name:<10} add {r['add_per_s']:7.1f}/s (p95 {r['add_p95_ms']:.2f} ms)  "
+                      f"search p50 {r['search_p50_ms']:.2f} p95 {r['search_p95_ms']:.2f} ms  "
+                      f"recall@{K} {q['overall']['recall@10']:.3f}", flush=True)
+    wall = time.perf_counter() - start
+
+    med = {n: medians(raw[n]) for n in names}
+    rat = {p: ratios(med["kenning"], med[p]) for p in names if p != "kenning"}
+    print_tables(med, quality, rat)
+    if "mem0" in raw and "vector_store_search_share" in raw["mem0"][0]:
+        share = statistics.median(r["vector_store_search_share"] for r in raw["mem0"])
+        print(f"\nmem0: {100 * share:.0f}% of its search time is inside Qdrant local mode's search "
+              f"(Python-side user_id filter over every point of the collection, then brute-force cosine)")
+    print(f"\nwall time {wall:.0f}s; network attempts blocked: {len(guard.attempts)}; mem0 LLM calls: {len(LLM_CALLS)}")
+    if guard.attempts:
+        print("  network attempts:\n    " + "\n    ".join(guard.attempts[:10]), file=sys.stderr)
+    for name in sorted(varies):
+        print(f"  note: {name}'s recall differed between runs; the first run's is reported", file=sys.stderr)
+
+    notes = list(NOTES) + [f"{n}: recall differed between runs (first run reported)" for n in sorted(varies)]
+    configs = {n: SYSTEM_CLASSES[n].config() for n in names}
+    for n, feat in features.items():
+        configs[n]["features_used"] = feat
+    out = {"date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+           "command": " ".join(["bench/peers.py", *(sys.argv[1:] if argv is None else argv)]),
+           "machine": {"platform": platform.platform(), "machine": platform.machine(),
+                       "processor": platform.processor(), "cpu_count": os.cpu_count()},
+           "python": platform.python_version(), "packages": versions(),
+           "workload": {"data": str(args.data), "description": desc, "default_subset": subset,
+                        "conversations": [u for u, _ in users], "turns": sum(len(t) for _, t in users),
+                        "questions": len(questions), "k": K},
+           "config": configs, "runs": args.runs, "order": names, "wall_s": round(wall, 1),
+           "raw": dict(raw), "median": med, "ratios": rat, "recall": quality,
+           "network_attempts_blocked": guard.attempts, "mem0_llm_calls": len(LLM_CALLS), "notes": notes}
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(json.dumps(out, indent=1) + "\n")
+    try:
+        shown = args.json.resolve().relative_to(ROOT)
+    except ValueError:
+        shown = args.json
+    print(f"written to {shown}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,245 @@
+"""Turn bench/results/*.json into docs/benchmarks.md and its plots (PNG, matplotlib).
+
+The page is generated so that its numbers are always the ones the scripts
+measured; the prose around them lives here. Run after the benchmarks:
+
+    .venv-bench/bin/python bench/report.py
+
+Needs matplotlib (bench/requirements.txt). Reads latency.json, peers.json,
+locomo.json and write_throughput.json (each section is left out, with a note,
+when its result is missing) and writes docs/benchmarks.md, docs/img/latency.png
+and docs/img/locomo.png.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import RESULTS, ROOT  # noqa: E402
+
+DOCS = ROOT / "docs"
+IMG = DOCS / "img"
+CATEGORIES = ["single-hop", "multi-hop", "temporal", "open-domain", "adversarial", "overall"]
+GOAL_P95_MS, GOAL_SPEEDUP, GOAL_TURNS = 10.0, 10.0, 100.0
+
+
+def load(name: str) -> dict | None:
+    path = RESULTS / f"{name}.json"
+    return json.loads(path.read_text()) if path.is_file() else None
+
+
+def verdict(ok: bool, missed: str) -> str:
+    return "**met**" if ok else f"**missed** ({missed})"
+
+
+def fmt(x, digits=2) -> str:
+    return "–" if x is None else (f"{x:,.{digits}f}" if isinstance(x, float) else f"{x:,}")
+
+
+# -- plots -------------------------------------------------------------------------------------
+def plot_latency(latency: dict, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2))
+    styles = {"sqlite": "-", "postgresql": "--"}
+    for backend in sorted({p["backend"] for p in latency["points"]}):
+        points = [p for p in latency["points"] if p["backend"] == backend]
+        for probe in sorted({r["rows_in_dataset"] for p in points for r in p["recall"]}):
+            xs = [p["store_rows"] for p in points for r in p["recall"] if r["rows_in_dataset"] == probe]
+            ys = [r["p95_ms"] for p in points for r in p["recall"] if r["rows_in_dataset"] == probe]
+            left.plot(xs, ys, styles.get(backend, "-"), marker="o", label=f"{backend}, {probe:,} rows/dataset")
+        right.plot([p["store_rows"] for p in points], [p["add"]["turns_per_s"] for p in points],
+                   styles.get(backend, "-"), marker="o", label=backend)
+    left.axhline(GOAL_P95_MS, color="grey", linewidth=0.8, linestyle=":", label="goal (SQLite, 10k rows)")
+    left.set(xscale="log", xlabel="rows in the store", ylabel="recall p95 (ms)", title="recall latency vs. store size")
+    right.axhline(GOAL_TURNS, color="grey", linewidth=0.8, linestyle=":", label="goal")
+    right.set(xscale="log", xlabel="rows in the store", ylabel="turns/s", title="Memory.add throughput",
+              ylim=(0, None))
+    left.legend(fontsize=7)
+    right.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def plot_locomo(systems: dict[str, dict], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    cats = [c for c in CATEGORIES if all(c in r for r in systems.values())]
+    fig, ax = plt.subplots(figsize=(11, 4.2))
+    width = 0.8 / len(systems)
+    x = np.arange(len(cats))
+    for i, (name, report) in enumerate(systems.items()):
+        ax.bar(x + i * width - 0.4 + width / 2, [report[c] for c in cats], width, label=name)
+    ax.set_xticks(x, cats)
+    ax.set(ylabel="evidence recall@10", ylim=(0, 1), title="LoCoMo dev: evidence recall@10 by question category")
+    ax.legend(fontsize=8, ncol=len(systems))
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+# -- sections ----------------------------------------------------------------------------------
+def machine_section(results: dict[str, dict]) -> list[str]:
+    first = next(iter(results.values()))
+    m, v = first["machine"], {}
+    for r in results.values():
+        v.update({k: x for k, x in r.get("versions", {}).items() if x})
+    out = ["## Machine and versions", "",
+           f"- {m['system']}, {m['cpu']}, {m['cores']} cores, {m.get('memory_gib')} GiB, Python {m['python']};"
+           " shared and noisy, so every comparison below was measured side by side in one run.",
+           "- " + ", ".join(f"{k} {x}" for k, x in sorted(v.items())), "",
+           "| result | date | command |", "|---|---|---|"]
+    for name, r in results.items():
+        out.append(f"| `bench/results/{name}.json` | {r['date']} | `{r.get('command', '')}` |")
+    return out + [""]
+
+
+def goals_section(latency, peers, write) -> list[str]:
+    rows = ["## Goals", "", "| goal | measured | |", "|---|---|---|"]
+    if latency:
+        p95 = [r["p95_ms"] for p in latency["points"] if p["backend"] == "sqlite"
+               for r in p["recall"] if r["rows_in_dataset"] == 10_000]
+        if p95:
+            worst = max(p95)
+            rows.append(f"| recall p95 ≤ {GOAL_P95_MS:g} ms at 10k rows per dataset, SQLite, query embedding included"
+                        f" | {worst} ms | {verdict(worst <= GOAL_P95_MS, f'by {worst - GOAL_P95_MS:.1f} ms')} |")
+    if peers and peers.get("ratios", {}).get("mem0"):
+        r = peers["ratios"]["mem0"]
+        speed, k_rec, m_rec = r["search_speedup_p50"], r["kenning_recall_at_10"], r["peer_recall_at_10"]
+        ok = speed >= GOAL_SPEEDUP and k_rec >= m_rec
+        rows.append(f"| search ≥ {GOAL_SPEEDUP:g}× faster than mem0 at equal or better LoCoMo recall@10 | "
+                    f"{speed:.1f}× faster (p50), recall@10 {k_rec:.3f} vs {m_rec:.3f} | "
+                    f"{verdict(ok, f'{GOAL_SPEEDUP / speed:.1f}× short of the speed-up' if speed < GOAL_SPEEDUP else 'recall below mem0')} |")
+    if write:
+        t = write["turns_per_s"]
+        rows.append(f"| add ≥ {GOAL_TURNS:g} turns/s with the offline extractor | {t} turns/s | "
+                    f"{verdict(t >= GOAL_TURNS, f'by {GOAL_TURNS - t:.1f} turns/s')} |")
+    return rows + [""]
+
+
+def latency_section(latency: dict) -> list[str]:
+    probes = sorted({r["rows_in_dataset"] for p in latency["points"] for r in p["recall"]})
+    out = ["## Latency and add throughput vs. store size", "",
+           "`kenning bench latency` grows one store per backend in steps "
+           f"({', '.join(f'{s:,}' for s in latency['steps'])} rows), each step bringing a probe dataset of a tenth of"
+           " its size and 100-row datasets for the rest (synthetic rows: Zipf-distributed words, random unit vectors;"
+           " `bench/synthetic.py`). At each step it times `recall` on every probe dataset with a new query each call"
+           f" ({latency['queries']} per dataset; the real query embedding included) and `Memory.add` of"
+           f" {latency['adds']} LoCoMo turns not seen before (offline extractor, message and fact embeddings, one"
+           " commit each). PostgreSQL is an embedded server on the same machine; its cross-dataset column is the"
+           " HNSW search over every dataset's facts.", "",
+           "![recall p95 and add throughput vs. store size](img/latency.png)", "",
+           "| backend | rows | load rows/s | " + " | ".join(f"recall p50 / p95 / p99 ms @ {n:,}" for n in probes)
+           + " | add turns/s | add p95 ms | cross-dataset p95 ms |",
+           "|---|---:|---:|" + "---:|" * len(probes) + "---:|---:|---:|"]
+    for p in latency["points"]:
+        by = {r["rows_in_dataset"]: r for r in p["recall"]}
+        cells = " | ".join(f"{by[n]['p50_ms']} / {by[n]['p95_ms']} / {by[n]['p99_ms']}" if n in by else "–"
+                           for n in probes)
+        cross = p["cross_dataset"]["p95_ms"] if p.get("cross_dataset") else "–"
+        out.append(f"| {p['backend']} | {p['store_rows']:,} | {p['load_rows_per_s']:,} | {cells} | "
+                   f"{p['add']['turns_per_s']} | {p['add']['p95_ms']} | {cross} |")
+    return out + [""]
+
+
+def peers_section(peers: dict) -> list[str]:
+    out = ["## kenning vs. mem0 and LangGraph, same workload, same run", "", peers.get("description", ""), ""]
+    systems = peers["medians"]
+    out += ["| system | add memories/s | add p95 ms | search p50 ms | search p95 ms | search p99 ms | recall@10 |",
+            "|---|---:|---:|---:|---:|---:|---:|"]
+    for name, m in systems.items():
+        out.append(f"| {name} | {fmt(m.get('add_per_s'), 1)} | {fmt(m.get('add_p95_ms'))} | {fmt(m.get('search_p50_ms'))}"
+                   f" | {fmt(m.get('search_p95_ms'))} | {fmt(m.get('search_p99_ms'))} | {fmt(m.get('recall_at_10'), 3)} |")
+    out += ["", "Ratios (kenning / peer; a speed-up is peer time / kenning time):", ""]
+    for peer, r in peers.get("ratios", {}).items():
+        out.append(f"- **{peer}**: search {r['search_speedup_p50']:.1f}× faster at p50, "
+                   f"{r['search_speedup_p95']:.1f}× at p95; add throughput ×{r['add_throughput_ratio']:.2f}; "
+                   f"recall@10 {r['kenning_recall_at_10']:.3f} vs {r['peer_recall_at_10']:.3f}.")
+    for note in peers.get("notes", []):
+        out.append(f"- {note}")
+    return out + [""]
+
+
+def locomo_section(locomo: dict, peers: dict | None) -> list[str]:
+    report = locomo["report"]
+    names = list(report)
+    out = ["## LoCoMo evidence recall", "",
+           "`kenning bench locomo`: every turn of the five LoCoMo dev conversations goes through `Memory.add` (one"
+           " dataset per conversation, the turn's dia_id as its message id); every question with gold evidence is"
+           " asked through `recall`, and recall@k is the share of its evidence turns among the first k items (a fact"
+           " counts as the turn it was mined from). Baselines in the same run: BM25 over the raw turns, and kenning's"
+           " dense-only preset (message vectors alone).", "",
+           "![LoCoMo recall@10 by category](img/locomo.png)", "",
+           "| category | n | " + " | ".join(f"{n} @5 / @10 / @25" for n in names) + " |",
+           "|---|---:|" + "---:|" * len(names)]
+    for cat in CATEGORIES:
+        if cat not in report[names[0]]:
+            continue
+        cells = " | ".join(" / ".join(f"{report[n][cat][k]:.3f}" for k in ("5", "10", "25")) for n in names)
+        out.append(f"| {cat} | {report[names[0]][cat]['n']} | {cells} |")
+    out += ["", f"kenning answers a question in {locomo.get('recall_ms_per_question', '–')} ms on average here."]
+    if peers:
+        out += ["The peers' recall@10 on the same questions (plain memories, vector search) is in the peers table"
+                " above and in the plot."]
+    return out + [""]
+
+
+def write_section(write: dict) -> list[str]:
+    return ["## Write path", "",
+            "`kenning bench write`: every turn of the LoCoMo dev conversations through `Memory.add` on a real SQLite"
+            " file (offline rule extractor, one embedding per message and per stored fact, one transaction per turn).",
+            "", "| turns | facts written | turns/s | facts/s | add p50 ms | add p95 ms | add p99 ms | embedder load s |"
+            " query embedding p50 ms |", "|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+            f"| {write['turns']:,} | {write['facts_written']:,} | {write['turns_per_s']} | {write['facts_per_s']} | "
+            f"{write['add_ms_p50']} | {write['add_ms_p95']} | {write['add_ms_p99']} | {write['embedder_load_s']} | "
+            f"{write['embed_query_ms_p50']} |", ""]
+
+
+def main() -> int:
+    results = {name: r for name in ("latency", "peers", "locomo", "write_throughput") if (r := load(name))}
+    if not results:
+        print("no results under bench/results/: run the benchmarks first", file=sys.stderr)
+        return 1
+    latency, peers, locomo, write = (results.get(n) for n in ("latency", "peers", "locomo", "write_throughput"))
+    IMG.mkdir(parents=True, exist_ok=True)
+    lines = ["# Benchmarks", "",
+             "Generated by `bench/report.py` from `bench/results/*.json`; do not edit by hand. Each section says"
+             " how its numbers were measured; run them yourself with the commands below (`kenning bench <name>`"
+             " runs `bench/<script>.py`). The benchmarks are never part of the test suite.", ""]
+    lines += goals_section(latency, peers, write)
+    if latency:
+        plot_latency(latency, IMG / "latency.png")
+        lines += latency_section(latency)
+    if peers:
+        lines += peers_section(peers)
+    if locomo:
+        systems = {n: {c: v["10"] for c, v in r.items()} for n, r in locomo["report"].items()}
+        for name, per_cat in (peers or {}).get("recall_by_category", {}).items():
+            if name != "kenning":
+                systems[name] = per_cat
+        plot_locomo(systems, IMG / "locomo.png")
+        lines += locomo_section(locomo, peers)
+    if write:
+        lines += write_section(write)
+    lines += machine_section(results)
+    missing = [n for n in ("latency", "peers", "locomo", "write_throughput") if n not in results]
+    if missing:
+        lines += [f"Not measured in this report: {', '.join(missing)}.", ""]
+    (DOCS / "benchmarks.md").write_text("\n".join(lines))
+    print(f"written to {(DOCS / 'benchmarks.md').relative_to(ROOT)} and {IMG.relative_to(ROOT)}/")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
