@@ -182,6 +182,22 @@ def test_keyword_search_never_crosses_datasets(store):
     assert ids(store, q="cello") == {mine}
 
 
+def test_keyword_search_skips_words_in_most_rows_of_a_large_dataset(store):
+    """A word in at least half of a large dataset's rows weighs ~0 in BM25 and costs milliseconds to
+    rank; it is left out, so the rare word decides and a query of common words alone finds nothing."""
+    n = sqlite_mod.COMMON_MIN_ROWS
+    with store.transaction(SAM):
+        for i in range(n):
+            put(store, make_fact("likes", f"thing {i}", text=f"user likes thing {i}"))
+    cello = put(store, make_fact("likes", "cello", text="user likes the cello"))
+    assert [fid for fid, _ in store.keyword_search(SAM, "like cello", NOW, 10)] == [cello]
+    assert store.keyword_search(SAM, "likes", NOW, 10) == []
+    # A dataset under the size floor ranks every word, however common.
+    small = Scope("default", "default", "alex")
+    few = [put(store, make_fact("likes", f"thing {i}", text=f"user likes thing {i}"), scope=small) for i in range(5)]
+    assert {fid for fid, _ in store.keyword_search(small, "likes", NOW, 10)} == set(few)
+
+
 def test_list_facts_q_filters_by_words(store):
     cello = put(store, make_fact("plays", "cello", text="user plays the cello"))
     put(store, make_fact("lives in", "lisbon"))

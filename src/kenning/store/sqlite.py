@@ -37,6 +37,10 @@ LIVE_AS_OF = ("(f.invalid_at IS NULL OR f.invalid_at > :t) AND f.valid_at <= :t 
 SCOPE = "f.project = :p AND f.environment = :e AND f.dataset = :d"
 CONTEXT_WEIGHT = 0.5  # a word in the message before counts half of one in the message (measured on LoCoMo)
 MATRIX_CACHE_SIZE = 256
+# A word in half or more of a dataset's rows has a BM25 weight of about zero, yet ranking its
+# thousands of matches costs milliseconds: in large datasets such words are left out of the query.
+COMMON_SHARE = 0.5
+COMMON_MIN_ROWS = 1_000   # smaller datasets rank every word; checking would cost more than it saves
 # Rows are read without their vectors (1.5 KB each): only the matrices need those.
 FACT_COLUMNS = ("f.fact_id, f.subject, f.predicate, f.object, f.object_is_entity, f.entity_type, f.text, f.kind,"
                 " f.confidence, f.source_quote, f.valid_at, f.valid_until, f.invalid_at, f.superseded_by,"
@@ -393,8 +397,8 @@ class SQLiteStore(Store):
 
     def episode_keyword_search(self, scope: Scope, query: str, limit: int,
                                exclude_chat: str | None = None) -> list[tuple[str, float]]:
-        fts = _fts_query(query)
-        if fts is None:
+        fts = self._selective("episodes_fts", "content context", scope, _fts_query(query))
+        if not fts:
             return []
         rows = self._q(f"SELECT episode_id, bm25(episodes_fts, 1.0, {CONTEXT_WEIGHT}, 0.0) AS score FROM episodes_fts"
                        " WHERE episodes_fts MATCH ? AND chat IS NOT ? ORDER BY score LIMIT ?",
@@ -443,8 +447,8 @@ class SQLiteStore(Store):
 
     def note_keyword_search(self, scope: Scope, query: str, limit: int,
                             namespaces: list[str] | None = None) -> list[tuple[str, float]]:
-        fts = _fts_query(query)
-        if fts is None:
+        fts = self._selective("notes_fts", "text", scope, _fts_query(query))
+        if not fts:
             return []
         spaces = "" if namespaces is None else f" AND n.namespace IN ({','.join('?' * len(namespaces))})"
         rows = self._q("SELECT f.note_id, bm25(notes_fts, 1.0, 0.0) AS score FROM notes_fts f JOIN notes n ON"
@@ -501,6 +505,19 @@ class SQLiteStore(Store):
             while len(self._matrix_cache) > MATRIX_CACHE_SIZE:
                 self._matrix_cache.popitem(last=False)
             return value
+
+    def _selective(self, table: str, columns: str, scope: Scope, words: list[str] | None) -> list[str]:
+        """``words`` without those in at least COMMON_SHARE of the dataset's rows of ``table``."""
+        if not words:
+            return []
+        count = f"SELECT count(*) FROM {table} WHERE {table} MATCH ?"
+        rows = self._cached((table, "rows", scope), scope,
+                            lambda: self._q(count, (f"scope:{scope_token(*scope)}",))[0][0])
+        if rows < COMMON_MIN_ROWS:
+            return words
+        prefix = word_prefix(*scope)
+        return [w for w in words
+                if self._q(count, (f'{{{columns}}}: "{prefix}{w}"',))[0][0] < COMMON_SHARE * rows]
 
     def get_episode(self, scope: Scope, episode_id: str) -> Episode | None:
         found = self.get_episodes(scope, [episode_id])
@@ -689,8 +706,8 @@ class SQLiteStore(Store):
 
     # -- search ------------------------------------------------------------------------------
     def keyword_search(self, scope: Scope, query: str, at: datetime, limit: int) -> list[tuple[str, float]]:
-        fts = _fts_query(query)
-        if fts is None:
+        fts = self._selective("facts_fts", "text object predicate", scope, _fts_query(query))
+        if not fts:
             return []
         # Rank inside FTS5 first (it stops at the limit), then keep the live ones: joining every
         # match to the facts table before sorting costs milliseconds when a word is in most facts.
