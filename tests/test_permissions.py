@@ -344,3 +344,21 @@ def test_permission_names_from_the_environment(monkeypatch, new_memory):
         assert info.value.permission == "kn.admin"
     finally:
         m.close()
+
+
+@pytest.mark.parametrize("role", ["owner", "admin", "member"])
+def test_a_user_lists_only_its_own_dataset_and_jobs(mem, role):
+    mem.add("I live in Berlin.", OWN)
+    mem.add("I live in Paris.", OTHER)
+    mem.add("I live in Rome.", "samantha")          # a name that contains the user's
+    user = mem.as_user(OWN, role)
+    assert [d.dataset for d in user.datasets().datasets] == [OWN]
+    assert user.datasets(q="alex").datasets == []
+    mem.add_turn(OTHER, "user", "I play the oboe.")
+    mine = mem.add_turn(OWN, "user", "I play the cello.")
+    assert [j.request_id for j in user.jobs()] == [mine.request_id]
+    for call in (lambda: user.jobs(OTHER), lambda: user.retry_failed(OTHER),
+                 lambda: user.datasets(project="other")):
+        with pytest.raises(PermissionDenied):
+            call()
+    assert user.retry_failed() == 0

@@ -22,8 +22,8 @@ from pydantic import TypeAdapter
 
 from . import errors as _errors
 from .errors import ConfigError, KenningError
-from .model import (AddResult, CoreFile, CoreFileVersion, Document, Entity, Episode, FactPage, MemoryStatus,
-                    MessageHit, Note, NoteHit, Receipt)
+from .model import (AddResult, CoreFile, CoreFileVersion, DatasetPage, Document, Entity, Episode, FactPage, Job,
+                    MemoryStatus, MessageHit, Note, NoteHit, Receipt)
 from .recall import RecallResult
 
 ERRORS: dict[str, type[KenningError]] = {}
@@ -137,6 +137,19 @@ class Requests:
         _scope(project)
         return Call("POST", "/v1/jobs/retry_failed", json={"dataset": dataset}, parse=lambda d: d["count"],
                     environment=environment)
+
+    def jobs(self, dataset: str | None = None, status: str | None = None, limit: int = 50, offset: int = 0, *,
+             project: str | None = None, environment: str | None = None) -> Call:
+        _scope(project)
+        return Call("GET", "/v1/jobs", params=_clean({"dataset": dataset, "status": status, "limit": limit,
+                                                      "offset": offset}),
+                    parse=_as(list[Job]), environment=environment)
+
+    def datasets(self, q: str | None = None, limit: int = 50, offset: int = 0, *, project: str | None = None,
+                 environment: str | None = None) -> Call:
+        _scope(project)
+        return Call("GET", "/v1/datasets", params=_clean({"q": q, "limit": limit, "offset": offset}),
+                    parse=_as(DatasetPage), environment=environment)
 
     def memory_tool(self, dataset: str, command: dict, namespace: str = "user", *, project: str | None = None,
                     environment: str | None = None) -> Call:
@@ -385,7 +398,7 @@ class _Part:
 
 
 PUBLIC = ("add", "add_turn", "status", "recall", "list_facts", "list_entities", "delete_fact", "embed_pending",
-          "retry_failed", "memory_tool", "export", "import_")
+          "retry_failed", "jobs", "datasets", "memory_tool", "export", "import_")
 
 
 class RemoteMemory:

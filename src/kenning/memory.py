@@ -16,7 +16,7 @@ from .config import Settings
 from .embed.base import CachedEmbedder, Embedder
 from .errors import ConfigError, InputError, InvalidScope, NotFound
 from .extract.base import Extractor
-from .model import AddResult, Entity, FactPage, Job, MemoryStatus, Receipt, Scope
+from .model import JOB_STATUSES, AddResult, DatasetPage, Entity, FactPage, Job, MemoryStatus, Receipt, Scope
 from .recall import Recaller, RecallResult
 from .store.base import FactQuery, Store
 from .store.sqlite import SQLiteStore
@@ -225,6 +225,26 @@ class Memory:
             self._workers.ensure_started()
             self._workers.notify()
         return count
+
+    def jobs(self, dataset: str | None = None, status: str | None = None, limit: int = 50, offset: int = 0, *,
+             project: str | None = None, environment: str | None = None) -> list[Job]:
+        """Queued turns of this project and environment (or one dataset), newest first, with their errors."""
+        self._check_page(limit, offset)
+        if status is not None and status not in JOB_STATUSES:
+            raise InputError(f"status must be one of {', '.join(JOB_STATUSES)}, not {status!r}")
+        project, environment = project or self.settings.project, environment or self.settings.environment
+        if dataset is not None:
+            self._scope(dataset, project, environment)
+        return self.store.list_jobs(project, environment, dataset, status, limit, offset)
+
+    def datasets(self, q: str | None = None, limit: int = 50, offset: int = 0, *, project: str | None = None,
+                 environment: str | None = None) -> DatasetPage:
+        """The datasets (end users) that hold anything, by name, with their counts; ``q`` filters by name."""
+        self._check_page(limit, offset)
+        project, environment = project or self.settings.project, environment or self.settings.environment
+        self._scope("x", project, environment)   # valid project and environment names
+        rows, total = self.store.datasets(project, environment, (q or "").strip() or None, limit, offset)
+        return DatasetPage(datasets=rows, total=total, limit=limit, offset=offset)
 
     def embed_pending(self, batch: int = 256, *, project: str | None = None,
                       environment: str | None = None) -> int:

@@ -126,6 +126,9 @@ class AddResult(BaseModel):
     rejections: list[str] = Field(default_factory=list)
 
 
+JOB_STATUSES = ("queued", "distilling", "done", "failed")
+
+
 class Job(BaseModel):
     """A queued turn: what ``add_turn`` stored, and what became of it."""
 
@@ -212,6 +215,24 @@ class Document(BaseModel):
 
 class FactPage(BaseModel):
     facts: list[Fact]
+    total: int
+    limit: int
+    offset: int
+
+
+class DatasetSummary(BaseModel):
+    """One end user's memory at a glance (the dashboard's dataset list)."""
+
+    dataset: str
+    facts: int = 0            # live facts
+    entities: int = 0
+    notes: int = 0            # not forgotten
+    messages: int = 0
+    last_activity: datetime | None = None
+
+
+class DatasetPage(BaseModel):
+    datasets: list[DatasetSummary]
     total: int
     limit: int
     offset: int

@@ -19,6 +19,7 @@ import inspect
 from typing import TYPE_CHECKING
 
 from .errors import InputError, PermissionDenied
+from .model import DatasetPage
 from .notes import ORG_DATASET, ORGANIZATION, check_namespace
 
 if TYPE_CHECKING:
@@ -100,6 +101,28 @@ class UserMemory:
     def delete_fact(self, dataset: str, fact_id: str, **kwargs):
         self._own(dataset, "delete_fact")
         return self._m.delete_fact(dataset, fact_id, **self._plain(kwargs))
+
+    def datasets(self, q: str | None = None, limit: int = 50, offset: int = 0, **kwargs):
+        """A user sees one dataset: their own (when it holds anything and matches ``q``)."""
+        self._need(self.read_permission, "datasets")
+        self._m._check_page(limit, offset)
+        kwargs, mine, at = self._plain(kwargs), [], 0
+        while True:   # the name search is by substring: page through the names that contain this one
+            page = self._m.datasets(self.dataset, limit=100, offset=at, **kwargs)
+            mine += [d for d in page.datasets if d.dataset == self.dataset]
+            at += 100
+            if mine or at >= page.total:
+                break
+        mine = [d for d in mine if not q or q.strip().lower() in d.dataset.lower()]
+        return DatasetPage(datasets=mine[offset:offset + limit], total=len(mine), limit=limit, offset=offset)
+
+    def jobs(self, dataset: str | None = None, *args, **kwargs):
+        self._own(dataset if dataset is not None else self.dataset, "jobs")
+        return self._m.jobs(self.dataset, *args, **self._plain(kwargs))
+
+    def retry_failed(self, dataset: str | None = None, **kwargs):
+        self._own(dataset if dataset is not None else self.dataset, "retry_failed")
+        return self._m.retry_failed(self.dataset, **self._plain(kwargs))
 
     def status(self, request_id: str | None = None, *, memory_id: str | None = None):
         self._need(self.read_permission, "status")

@@ -98,3 +98,36 @@ def test_export_round_trip(api):
     api.add("I live in Berlin.", "sam")
     lines = list(api.export("sam"))
     assert len(lines) >= 3 and '"kenning-export"' in lines[0]
+
+
+def test_datasets_list_counts_and_search(api):
+    api.add("I live in Berlin.", "sam", at="2026-07-01T10:00:00Z")
+    api.add("I moved to Lisbon last month.", "sam", at="2026-09-03T10:00:00Z")
+    api.add("I play the cello.", "alex")
+    api.notes.save("alex", "Prefers morning meetings")
+    api.notes.save("zoe_2", "Vegetarian")
+    api.memory_tool("orgless", {"command": "create", "path": "/memories/a.md", "file_text": "hi"})
+    api.notes.save("sam", "The office closes at six", namespace="organization")   # kept apart, not a user
+    page = api.datasets()
+    assert [d.dataset for d in page.datasets] == ["alex", "orgless", "sam", "zoe_2"] and page.total == 4
+    sam = next(d for d in page.datasets if d.dataset == "sam")
+    assert (sam.facts, sam.entities, sam.messages, sam.notes) == (1, 2, 2, 0) and sam.last_activity is not None
+    assert [d.dataset for d in api.datasets(q="A").datasets] == ["alex", "sam"]
+    assert [d.dataset for d in api.datasets(q="_").datasets] == ["zoe_2"]       # a literal, not a wildcard
+    second = api.datasets(limit=2, offset=2)
+    assert [d.dataset for d in second.datasets] == ["sam", "zoe_2"] and second.total == 4
+    with pytest.raises(InputError):
+        api.datasets(limit=1000)
+
+
+def test_jobs_list_newest_first_with_status(api):
+    first = api.add_turn("sam", "user", "I live in Oslo.")
+    second = api.add_turn("alex", "user", "I play the oboe.")
+    api.flush(timeout=30)
+    jobs = api.jobs()
+    assert [j.request_id for j in jobs] == [second.request_id, first.request_id]
+    assert all(j.status == "done" for j in jobs)
+    assert [j.request_id for j in api.jobs("sam")] == [first.request_id]
+    assert api.jobs(status="failed") == []
+    with pytest.raises(InputError):
+        api.jobs(status="exploded")

@@ -19,7 +19,8 @@ from pydantic import BaseModel, Field
 from .. import __version__
 from ..errors import KenningError, MemoryToolError, PermissionDenied
 from ..memory import Memory
-from ..model import AddResult, CoreFile, CoreFileVersion, Document, Entity, Episode, FactPage, MessageHit, Note, NoteHit
+from ..model import (AddResult, CoreFile, CoreFileVersion, DatasetPage, Document, Entity, Episode, FactPage, Job,
+                     MessageHit, Note, NoteHit)
 from ..recall import RecallResult
 from .auth import Auth, Principal
 from .errors import body, status_of
@@ -236,9 +237,19 @@ def create_app(memory: Memory, auth: Auth) -> FastAPI:
 
     @app.post("/v1/jobs/retry_failed", response_model=Count)
     def retry_failed(b: RetryBody, p: Principal = Depends(principal)):
-        if p.kind != "service":
-            raise PermissionDenied("retry_failed is for the service principal", "ai.admin")
-        return Count(count=memory.retry_failed(b.dataset, project=p.project, environment=p.environment))
+        m, kw = api(p, write=True)   # a user token retries its own dataset's jobs only
+        return Count(count=m.retry_failed(b.dataset, **kw))
+
+    @app.get("/v1/jobs", response_model=list[Job])
+    def jobs(dataset: str | None = None, status: str | None = None, limit: int = 50, offset: int = 0,
+             p: Principal = Depends(principal)):
+        m, kw = api(p)
+        return m.jobs(dataset, status, limit, offset, **kw)
+
+    @app.get("/v1/datasets", response_model=DatasetPage)
+    def datasets(q: str | None = None, limit: int = 50, offset: int = 0, p: Principal = Depends(principal)):
+        m, kw = api(p)
+        return m.datasets(q, limit, offset, **kw)
 
     # -- messages ----------------------------------------------------------------------------
     @app.post("/v1/datasets/{dataset}/messages", response_model=Episode | None)

@@ -17,7 +17,7 @@ from datetime import datetime
 
 import numpy as np
 
-from ..model import CoreFile, CoreFileVersion, Document, Entity, Episode, Fact, Job, Note, Scope
+from ..model import CoreFile, CoreFileVersion, DatasetSummary, Document, Entity, Episode, Fact, Job, Note, Scope
 
 
 @dataclass(frozen=True)
@@ -171,6 +171,16 @@ class Store(ABC):
     @abstractmethod
     def count_jobs(self, statuses: tuple[str, ...], project: str | None = None,
                    environment: str | None = None) -> int: ...
+
+    @abstractmethod
+    def list_jobs(self, project: str, environment: str, dataset: str | None = None, status: str | None = None,
+                  limit: int = 50, offset: int = 0) -> list[Job]:
+        """Jobs of one project and environment, newest first."""
+
+    @abstractmethod
+    def datasets(self, project: str, environment: str, q: str | None, limit: int,
+                 offset: int) -> tuple[list[DatasetSummary], int]:
+        """Datasets holding anything, by name (``q``: a substring of the name), with their counts."""
 
     @abstractmethod
     def retry_failed(self, project: str | None = None, environment: str | None = None,

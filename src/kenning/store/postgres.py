@@ -44,7 +44,8 @@ from .. import timeutil
 from ..embed.base import check_vectors
 from ..errors import (ConfigError, DimensionMismatch, DocumentConflict, DuplicateFact, InputError, LeaseLost,
                       MigrationError, StoreError)
-from ..model import AddResult, CoreFile, CoreFileVersion, Document, Entity, Episode, Fact, Job, Note, Scope
+from ..model import (AddResult, CoreFile, CoreFileVersion, DatasetSummary, Document, Entity, Episode, Fact, Job,
+                     Note, Scope)
 from ..transfer import RECORDS
 from .base import FactQuery, Store
 
@@ -61,7 +62,8 @@ except ImportError as exc:  # pragma: no cover - the dependencies are required b
 CONFIG = "english"           # one text search configuration for every tsvector and tsquery
 RANK_WEIGHTS = "{0.1, 0.25, 0.5, 1.0}"   # D, C, B, A: predicate C, text B, object A (SQLite's 0.5 : 1 : 2)
 EXACT_ROWS = 10_000          # below this many rows a table is counted, above it the planner's estimate will do
-HNSW_MAX_DIM = 2000          # pgvector's limit for an HNSW index on vector
+HNSW_MAX_DIM = 2000
+DATASET_TABLES = ("facts", "episodes", "notes", "entities", "core_files", "jobs")   # where a dataset shows          # pgvector's limit for an HNSW index on vector
 # Advisory lock classes (first key of the two-int form), so kenning's locks never meet another app's.
 LOCK_SCOPE, LOCK_STORE, LOCK_MIGRATE, LOCK_DOC = 0x6B6E01, 0x6B6E02, 0x6B6E03, 0x6B6E04
 
@@ -812,6 +814,54 @@ class PostgresStore(Store):
                 where.append(f"{column} = %({column})s")
                 params[column] = value
         return self._q(f"SELECT count(*) AS n FROM jobs WHERE {' AND '.join(where)}", params)[0]["n"]
+
+    def list_jobs(self, project: str, environment: str, dataset: str | None = None, status: str | None = None,
+                  limit: int = 50, offset: int = 0) -> list[Job]:
+        where, params = ["project = %(p)s", "environment = %(e)s"], {"p": project, "e": environment,
+                                                                   "n": limit, "o": offset}
+        for column, value in (("dataset", dataset), ("status", status)):
+            if value is not None:
+                where.append(f"{column} = %({column})s")
+                params[column] = value
+        rows = self._q(f"SELECT {JOB_COLUMNS} FROM jobs WHERE {' AND '.join(where)}"
+                       " ORDER BY created_at DESC, seq DESC LIMIT %(n)s OFFSET %(o)s", params)
+        return [_job(r) for r in rows]
+
+    def datasets(self, project: str, environment: str, q: str | None, limit: int,
+                 offset: int) -> tuple[list[DatasetSummary], int]:
+        names = " UNION ".join(f"SELECT dataset FROM {t} WHERE project = %(p)s AND environment = %(e)s"
+                               for t in DATASET_TABLES)
+        # Internal datasets (a leading underscore, which no user dataset may have) are left out.
+        where = "left(dataset, 1) <> '_'" + (" AND strpos(lower(dataset), lower(%(q)s)) > 0" if q else "")
+        params = {"p": project, "e": environment, "q": q, "n": limit, "o": offset, "t": timeutil.now()}
+        total = self._q(f"SELECT count(*) AS n FROM ({names}) d WHERE {where}", params)[0]["n"]
+        rows = self._q(f"""
+            SELECT d.dataset,
+              (SELECT count(*) FROM facts f WHERE {SCOPE.replace('%(d)s', 'd.dataset')}
+                 AND {LIVE}) AS facts,
+              (SELECT count(*) FROM entities x WHERE x.project = %(p)s AND x.environment = %(e)s
+                 AND x.dataset = d.dataset) AS entities,
+              (SELECT count(*) FROM notes x WHERE x.project = %(p)s AND x.environment = %(e)s
+                 AND x.dataset = d.dataset AND x.forgotten_at IS NULL) AS notes,
+              (SELECT count(*) FROM episodes x WHERE x.project = %(p)s AND x.environment = %(e)s
+                 AND x.dataset = d.dataset) AS messages,
+              GREATEST(
+                (SELECT max(created_at) FROM facts x WHERE x.project = %(p)s AND x.environment = %(e)s
+                   AND x.dataset = d.dataset),
+                (SELECT max(created_at) FROM episodes x WHERE x.project = %(p)s AND x.environment = %(e)s
+                   AND x.dataset = d.dataset),
+                (SELECT max(created_at) FROM notes x WHERE x.project = %(p)s AND x.environment = %(e)s
+                   AND x.dataset = d.dataset),
+                (SELECT max(updated_at) FROM jobs x WHERE x.project = %(p)s AND x.environment = %(e)s
+                   AND x.dataset = d.dataset),
+                (SELECT max(updated_at) FROM core_files x WHERE x.project = %(p)s AND x.environment = %(e)s
+                   AND x.dataset = d.dataset)) AS last_activity
+            FROM (SELECT dataset FROM ({names}) u WHERE {where} ORDER BY dataset COLLATE "C"
+                  LIMIT %(n)s OFFSET %(o)s) d
+            ORDER BY d.dataset COLLATE "C"
+            """, params)
+        return [DatasetSummary(dataset=r["dataset"], facts=r["facts"], entities=r["entities"], notes=r["notes"],
+                               messages=r["messages"], last_activity=_utc(r["last_activity"])) for r in rows], total
 
     def retry_failed(self, project: str | None = None, environment: str | None = None,
                      dataset: str | None = None) -> int:

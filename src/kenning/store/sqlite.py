@@ -26,7 +26,8 @@ from .. import timeutil
 from ..embed.base import check_vectors
 from ..errors import (ConfigError, DimensionMismatch, DocumentConflict, DuplicateFact, LeaseLost, MigrationError,
                       StoreError)
-from ..model import AddResult, CoreFile, CoreFileVersion, Document, Entity, Episode, Fact, Job, Note, Scope
+from ..model import (AddResult, CoreFile, CoreFileVersion, DatasetSummary, Document, Entity, Episode, Fact, Job,
+                     Note, Scope)
 from ..transfer import RECORDS
 from .base import FactQuery, Store
 
@@ -37,6 +38,7 @@ LIVE_AS_OF = ("(f.invalid_at IS NULL OR f.invalid_at > :t) AND f.valid_at <= :t 
 SCOPE = "f.project = :p AND f.environment = :e AND f.dataset = :d"
 CONTEXT_WEIGHT = 0.5  # a word in the message before counts half of one in the message (measured on LoCoMo)
 MATRIX_CACHE_SIZE = 256
+DATASET_TABLES = ("facts", "episodes", "notes", "entities", "core_files", "jobs")   # where a dataset shows
 # A word in half or more of a dataset's rows has a BM25 weight of about zero, yet ranking its
 # thousands of matches costs milliseconds: in large datasets such words are left out of the query.
 COMMON_SHARE = 0.5
@@ -250,6 +252,11 @@ def _scoped(scope: Scope, words: list[str], columns: str) -> str:
     prefix = word_prefix(*scope)
     terms = " OR ".join(f'"{prefix}{w}"' for w in words)
     return f"scope:{scope_token(*scope)} AND ({{{columns}}}: ({terms}))"
+
+
+def _like(text: str) -> str:
+    """``text`` as a literal inside a LIKE pattern (escape character: backslash)."""
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
 def _fts_query(text: str) -> list[str] | None:
@@ -805,6 +812,41 @@ class SQLiteStore(Store):
         return self._q(f"SELECT count(*) FROM jobs WHERE status IN ({marks})"
                        " AND (? IS NULL OR project = ?) AND (? IS NULL OR environment = ?)",
                        (*statuses, project, project, environment, environment))[0][0]
+
+    def list_jobs(self, project: str, environment: str, dataset: str | None = None, status: str | None = None,
+                  limit: int = 50, offset: int = 0) -> list[Job]:
+        rows = self._q("SELECT * FROM jobs WHERE project=? AND environment=? AND (? IS NULL OR dataset=?)"
+                       " AND (? IS NULL OR status=?) ORDER BY seq DESC LIMIT ? OFFSET ?",
+                       (project, environment, dataset, dataset, status, status, limit, offset))
+        return [_job(r) for r in rows]
+
+    def datasets(self, project: str, environment: str, q: str | None, limit: int,
+                 offset: int) -> tuple[list[DatasetSummary], int]:
+        names = " UNION ".join(f"SELECT dataset FROM {t} WHERE project=:p AND environment=:e" for t in DATASET_TABLES)
+        # Internal datasets (a leading underscore, which no user dataset may have) are left out.
+        where = "substr(dataset, 1, 1) <> '_'" + (" AND dataset LIKE :q ESCAPE '\\'" if q else "")
+        params = {"p": project, "e": environment, "n": limit, "o": offset,
+                  "q": f"%{_like(q)}%" if q else None, "t": timeutil.dump(timeutil.now())}
+        total = self._q(f"SELECT count(*) FROM ({names}) WHERE {where}", params)[0][0]
+        page = [r[0] for r in self._q(f"SELECT dataset FROM ({names}) WHERE {where} ORDER BY dataset"
+                                      " LIMIT :n OFFSET :o", params)]
+        out = []
+        for name in page:
+            one = {**params, "d": name}
+            count = lambda sql: self._q(sql, one)[0][0]  # noqa: E731
+            last = [count(f"SELECT max({column}) FROM {table} WHERE project=:p AND environment=:e AND dataset=:d")
+                    for table, column in (("facts", "created_at"), ("episodes", "created_at"),
+                                          ("notes", "created_at"), ("jobs", "updated_at"),
+                                          ("core_files", "updated_at"))]
+            out.append(DatasetSummary(
+                dataset=name,
+                facts=count(f"SELECT count(*) FROM facts f WHERE {SCOPE} AND {LIVE_NOW}"),
+                entities=count("SELECT count(*) FROM entities WHERE project=:p AND environment=:e AND dataset=:d"),
+                notes=count("SELECT count(*) FROM notes WHERE project=:p AND environment=:e AND dataset=:d"
+                            " AND forgotten_at IS NULL"),
+                messages=count("SELECT count(*) FROM episodes WHERE project=:p AND environment=:e AND dataset=:d"),
+                last_activity=timeutil.load(max((x for x in last if x), default=None))))
+        return out, total
 
     def retry_failed(self, project: str | None = None, environment: str | None = None,
                      dataset: str | None = None) -> int:
