@@ -22,6 +22,8 @@ from ..memory import Memory
 from ..model import (AddResult, CoreFile, CoreFileVersion, DatasetPage, Document, Entity, Episode, FactPage, Job,
                      MessageHit, Note, NoteHit)
 from ..recall import RecallResult
+from .access import memory_for
+from .dashboard import create_dashboard, is_page
 from .auth import Auth, Principal
 from .errors import body, status_of
 
@@ -155,8 +157,12 @@ def create_app(memory: Memory, auth: Auth) -> FastAPI:
     app = FastAPI(title="kenning", version=__version__,
                   description="Long-term memory for AI assistants: facts with time, recall, notes, core files.")
 
+    router, static, dashboard = create_dashboard(memory, auth)
+
     @app.exception_handler(KenningError)
     async def kenning_error(request: Request, exc: KenningError):
+        if is_page(request.url.path):
+            return dashboard.error(request, exc)
         return JSONResponse(body(exc.code, str(exc)), status_code=status_of(exc))
 
     @app.exception_handler(RequestValidationError)
@@ -175,12 +181,7 @@ def create_app(memory: Memory, auth: Auth) -> FastAPI:
         return auth.principal(authorization, x_kenning_environment)
 
     def api(p: Principal, write: bool = False):
-        """The library as this principal may use it, and the tenant keywords to pass."""
-        if write and not p.can_write:
-            raise PermissionDenied("this API key may only read; use a service key", "ai.write")
-        if p.kind == "user":
-            return memory.as_user(p.dataset, p.role, project=p.project, environment=p.environment), {}
-        return memory, {"project": p.project, "environment": p.environment}
+        return memory_for(memory, p, write)
 
     # -- facts -------------------------------------------------------------------------------
     @app.get("/v1/health")
@@ -429,4 +430,6 @@ def create_app(memory: Memory, auth: Auth) -> FastAPI:
         token, exp = auth.tokens.mint(p.project, p.environment, b.dataset, b.role, b.expires_in)
         return TokenResult(token=token, expires_at=exp)
 
+    app.mount("/static", static, name="static")
+    app.include_router(router)
     return app

@@ -88,6 +88,13 @@ class Auth:
         self.tokens = Tokens(secret) if secret else None
         self.dev_mode = dev_mode
         self.project, self.environment = project, environment
+        self._form_key = hashlib.sha256(b"kenning-form:" + secret.encode()).digest() if secret \
+            else secrets.token_bytes(32)
+
+    def form_token(self, credential: str | None) -> str:
+        """The token a dashboard form must carry: bound to the caller's credential, unknowable to
+        another site (which could make a browser post a form, but cannot read a page to copy it)."""
+        return _b64(hmac.new(self._form_key, (credential or "").encode(), hashlib.sha256).digest())
 
     def principal(self, authorization: str | None, environment: str | None = None) -> Principal:
         env = environment or self.environment

@@ -1,0 +1,172 @@
+"""The dashboard over HTTP (no browser): pages, permissions, curation, forged forms, large datasets.
+
+A real server on loopback; the browser tests (test_dashboard_browser.py) drive the same pages in Chromium.
+"""
+from __future__ import annotations
+
+import re
+import time
+import uuid
+from datetime import datetime, timedelta, timezone
+
+import httpx
+import pytest
+
+from kenning.model import Fact, Scope
+
+
+def seed(mem, dataset="sam"):
+    mem.add("I live in Berlin.", dataset, at="2026-07-01T10:00:00Z", message_id="m1")
+    mem.add("I moved to Lisbon last month.", dataset, at="2026-09-03T10:00:00Z", message_id="m2")
+    mem.add("I love hiking.", dataset, at="2026-09-05T10:00:00Z", message_id="m3")
+    mem.notes.save(dataset, "Prefers morning meetings")
+    mem.memory_tool(dataset, {"command": "create", "path": "/memories/prefs.md", "file_text": "likes tea\n"})
+    mem.memory_tool(dataset, {"command": "str_replace", "path": "/memories/prefs.md", "old_str": "likes tea",
+                              "new_str": "likes green tea"})
+
+
+def form_token(html: str) -> str:
+    return re.search(r'name="form_token" value="([^"]+)"', html).group(1)
+
+
+def fact_ids(html: str) -> dict[str, str]:
+    return {obj: fid for fid, obj in re.findall(r'data-fact-id="([^"]+)" data-predicate="[^"]*" data-object="([^"]*)"',
+                                                html)}
+
+
+@pytest.fixture
+def dev(dev_server):
+    seed(dev_server.memory)
+    with dev_server.client() as c:
+        yield dev_server, c
+
+
+def test_every_page_renders_in_development_mode(dev):
+    live, c = dev
+    pages = ["/", "/datasets/sam", "/datasets/sam?as_of=2026-08-01", "/datasets/sam/history",
+             "/datasets/sam/entities", "/datasets/sam/entities?entity=berlin", "/datasets/sam/notes",
+             "/datasets/sam/core", "/datasets/sam/core?path=/memories/prefs.md",
+             "/datasets/sam/recall?q=where+does+the+user+live", "/datasets/sam/messages/m1", "/jobs",
+             "/jobs?status=failed", "/login"]
+    for page in pages:
+        r = c.get(page)
+        assert r.status_code == 200, (page, r.text[:300])
+        assert r.headers["content-type"].startswith("text/html") and "</html>" in r.text
+    assert c.get("/static/htmx.min.js").status_code == 200
+    assert "/static/style.css" in c.get("/").text and "cdn" not in c.get("/").text.lower()
+
+
+def test_facts_as_of_history_and_diff_show_what_the_library_returns(dev):
+    live, c = dev
+    mem = live.memory
+    assert set(fact_ids(c.get("/datasets/sam").text)) == {f.object for f in mem.list_facts("sam").facts}
+    before = c.get("/datasets/sam", params={"as_of": "2026-07-15"}).text
+    assert set(fact_ids(before)) == {f.object for f in mem.list_facts("sam", as_of="2026-07-15").facts} == {"berlin"}
+    assert "Delete" not in before      # the past is read-only
+    history = c.get("/datasets/sam/history").text
+    assert re.search(r'data-state="superseded" data-object="berlin"', history)
+    assert re.search(r'class="successor">lives in: lisbon<', history)
+    diff = c.get("/datasets/sam/core", params={"path": "/memories/prefs.md", "a": 1, "b": 2}).text
+    assert '<span class="del">-likes tea</span>' in diff and '<span class="add">+likes green tea</span>' in diff
+    recall = c.get("/datasets/sam/recall", params={"q": "Where does the user live?"}).text
+    assert "lives in: lisbon" in recall and 'data-kind="fact"' in recall
+
+
+def test_datasets_page_counts_and_search(dev):
+    live, c = dev
+    live.memory.add("I play the cello.", "alex")
+    page = c.get("/").text
+    assert re.search(r'data-dataset="sam">.*?</tr>', page, re.S)
+    row = re.search(r'data-dataset="sam">(.*?)</tr>', page, re.S).group(1)
+    assert re.findall(r'class="num">(\d+)<', row) == ["2", "3", "1", "3"]     # live facts, entities, notes, messages
+    found = c.get("/", params={"q": "ale"}).text
+    assert 'data-dataset="alex"' in found and 'data-dataset="sam"' not in found
+
+
+def test_curation_deletes_forgets_and_retries_through_the_api(dev):
+    live, c = dev
+    page = c.get("/datasets/sam").text
+    token, hiking = form_token(page), fact_ids(page)["hiking"]
+    r = c.post(f"/datasets/sam/facts/{hiking}/delete", data={"form_token": token, "back": "/datasets/sam"})
+    assert r.status_code == 303 and r.headers["location"] == "/datasets/sam"
+    assert "hiking" not in {f.object for f in live.memory.list_facts("sam").facts}
+    assert re.search(r'data-state="deleted" data-object="hiking"', c.get("/datasets/sam/history").text)
+    note = live.memory.notes.list("sam")[0]
+    assert c.post(f"/datasets/sam/notes/{note.note_id}/forget", data={"form_token": token}).status_code == 303
+    assert live.memory.notes.list("sam") == []
+    r = c.post("/jobs/retry", data={"form_token": token, "dataset": "sam"})
+    assert r.status_code == 303 and "retried=0" in r.headers["location"]
+
+
+def test_forged_forms_change_nothing(dev):
+    live, c = dev
+    page = c.get("/datasets/sam").text
+    token, lisbon = form_token(page), fact_ids(page)["lisbon"]
+    url = f"/datasets/sam/facts/{lisbon}/delete"
+    assert c.post(url, data={}).status_code == 403                                  # no form token
+    assert c.post(url, data={"form_token": "x" + token}).status_code == 403          # a wrong one
+    assert c.post(url, data={"form_token": token}, headers={"Origin": "http://evil.example"}).status_code == 403
+    assert "lisbon" in {f.object for f in live.memory.list_facts("sam").facts}
+    r = c.post(url, data={"form_token": token, "back": "//evil.example/x"})          # no open redirect
+    assert r.status_code == 303 and r.headers["location"] == "/"
+
+
+def test_errors_are_pages_not_json(dev):
+    live, c = dev
+    r = c.get("/datasets/sam/messages/nope")
+    assert r.status_code == 404 and "NOT_FOUND" in r.text and "<html" in r.text
+    assert c.get("/datasets/bad%20name").status_code == 422
+    assert c.get("/", params={"offset": "-1"}).status_code == 422
+    assert c.get("/datasets/sam", params={"as_of": "not a date"}).status_code == 422
+    assert c.get("/v1/datasets/sam/facts", params={"limit": 0}).json()["error"]["code"] == "INVALID_INPUT"
+
+
+def test_with_keys_the_dashboard_asks_for_one_and_obeys_its_role(keyed_server):
+    live = keyed_server
+    with live.client(live.keys["service"]) as admin:
+        admin.post("/v1/memory/add", json={"text": "I live in Berlin.", "dataset": "sam"})
+        admin.post("/v1/memory/add", json={"text": "I live in Paris.", "dataset": "alex"})
+        user_token = admin.post("/v1/tokens", json={"dataset": "sam"}).json()["token"]
+    with httpx.Client(base_url=live.url, timeout=30) as anon:
+        r = anon.get("/datasets/sam")
+        assert r.status_code == 303 and r.headers["location"].startswith("/login?next=")
+        assert anon.post("/login", data={"key": "kn_wrong"}).status_code == 401
+        r = anon.post("/login", data={"key": live.keys["member"], "next": "/datasets/sam"})
+        assert r.status_code == 303 and r.headers["location"] == "/datasets/sam"
+        cookie = r.headers["set-cookie"].lower()
+        assert "httponly" in cookie and "samesite=strict" in cookie
+        page = anon.get("/datasets/sam").text                      # the cookie is kept by the client
+        berlin = fact_ids(page)["berlin"]
+        r = anon.post(f"/datasets/sam/facts/{berlin}/delete", data={"form_token": form_token(page)})
+        assert r.status_code == 403 and "may only read" in r.text   # a member key reads only
+    with httpx.Client(base_url=live.url, timeout=30) as user:
+        user.post("/login", data={"key": user_token})
+        listed = user.get("/").text
+        assert 'data-dataset="sam"' in listed and 'data-dataset="alex"' not in listed
+        assert user.get("/datasets/alex").status_code == 403
+        assert user.get("/datasets/alex/history").status_code == 403
+        page = user.get("/datasets/sam").text
+        token = form_token(page)
+        assert user.post("/logout", data={"form_token": token}).status_code == 303
+        assert user.get("/datasets/sam").status_code == 303           # signed out
+    with httpx.Client(base_url=live.url, timeout=30, headers={"Authorization": f"Bearer {live.keys['other']}"}) as other:
+        assert 'data-dataset="sam"' not in other.get("/").text      # another project sees nothing of acme
+
+
+def test_a_dataset_of_10000_facts_pages_quickly(dev):
+    live, c = dev
+    store, scope = live.memory.store, Scope("default", "default", "big")
+    start = datetime(2025, 1, 1, tzinfo=timezone.utc)
+    with store.transaction(scope):
+        for i in range(10_000):
+            f = Fact(fact_id=f"f_{uuid.uuid4().hex}", predicate="likes", object=f"thing {i}",
+                     text=f"user likes thing {i}", valid_at=start + timedelta(minutes=i), created_at=start)
+            store.insert_fact(scope, f, f"{f.text}.", None)
+    t = time.perf_counter()
+    page = c.get("/datasets/big").text
+    first = time.perf_counter() - t
+    assert len(fact_ids(page)) == 100 and "10000 live facts" in page and 'rel="next" href="?offset=100"' in page
+    last = c.get("/datasets/big", params={"offset": 9_900}).text
+    assert "thing 9999" in last and 'rel="prev"' in last and 'rel="next"' not in last
+    assert 'data-dataset="big"' in c.get("/").text
+    print(f"\n10,000-fact dataset: first page in {first * 1000:.0f} ms")
