@@ -29,17 +29,19 @@ Network access is blocked in-process for the whole run and attempts are counted.
 Default: a deterministic subset (the first 3 of the 5 conversations, 1,451
 turns, and 300 of their questions evenly spread) so 3 runs of all three systems
 take about 3 minutes on 2 cores; ``--full`` runs every conversation and
-question (about 8 minutes). Store sizes matter: mem0's search cost grows with
+question (about 6 minutes). Store sizes matter: mem0's search cost grows with
 the memories of all users in its collection (see the notes in the JSON).
 
     .venv-bench/bin/python bench/peers.py [--runs 3] [--conversations N] [--questions N] [--full]
-        [--systems kenning,mem0,langgraph] [--data PATH] [--json PATH]
+        [--systems kenning,mem0,langgraph] [--data PATH] [--json NAME]
+    .venv-bench/bin/kenning bench peers [same options]
 
 Peers install into their own venv (the project does not depend on them):
 
     python3 -m venv .venv-bench && .venv-bench/bin/pip install -e . -r bench/requirements.txt
 
-Writes bench/results/peers.json. Data: LoCoMo (CC BY-NC 4.0), see ../shared/data/README.md.
+Writes bench/results/peers.json (``--json NAME``: bench/results/NAME.json).
+Data: LoCoMo (CC BY-NC 4.0), see ../shared/data/README.md.
 """
 from __future__ import annotations
 
@@ -60,18 +62,19 @@ import platform  # noqa: E402
 import shutil  # noqa: E402
 import socket  # noqa: E402
 import statistics  # noqa: E402
+import subprocess  # noqa: E402
 import sys  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
 import traceback  # noqa: E402
 from collections import defaultdict  # noqa: E402
 from datetime import datetime, timezone  # noqa: E402
-from importlib import metadata  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
+from common import pct, write  # noqa: E402
 from locomo import CATEGORIES, DEFAULT_DATA, clean_evidence, item_ids, score, turns_of  # noqa: E402
 
 K = 10
@@ -80,8 +83,8 @@ DEFAULT_CONVERSATIONS = 3
 DEFAULT_QUESTIONS = 300
 PEER_MODULES = {"mem0": ("mem0", "qdrant_client", "langchain", "langchain_core"),
                 "langgraph": ("langgraph", "langchain_core")}
-PACKAGES = ("kenning", "mem0ai", "qdrant-client", "langgraph", "langgraph-checkpoint", "langchain", "langchain-core",
-            "onnxruntime", "tokenizers", "numpy")
+PEER_PACKAGES = ("mem0ai", "qdrant-client", "langgraph", "langgraph-checkpoint", "langchain", "langchain-core",
+                 "tokenizers")  # common.versions adds kenning, onnxruntime, numpy
 WARMUP_TEXTS = ["Warm-up: the weather was mild today.", "Warm-up: I had pasta for lunch.",
                 "Warm-up: my sister visited last weekend.", "Warm-up: we talked about books.",
                 "Warm-up: the train was late again."]
@@ -223,7 +226,8 @@ class Mem0System:
 
         embeddings, llm = langchain_adapters(embedder)
         self.mem = Memory.from_config(self.config_dict(folder, embeddings, llm))
-        self.store_ms = []  # per search: time inside the vector store's search (Qdrant local mode)
+        self.store_ms = []  # per search(): ms spent inside the vector store's search (Qdrant local mode)
+        self._in_store = 0.0
         inner = self.mem.vector_store.search
 
         def timed_search(*args, **kwargs):
@@ -231,7 +235,7 @@ class Mem0System:
             try:
                 return inner(*args, **kwargs)
             finally:
-                self.store_ms[-1] += (time.perf_counter() - t) * 1000
+                self._in_store += time.perf_counter() - t
         self.mem.vector_store.search = timed_search
 
     @staticmethod
@@ -261,8 +265,9 @@ class Mem0System:
         self.mem.add(text, user_id=user, infer=False, metadata={"dia_id": dia_id})
 
     def search(self, user, query):
-        self.store_ms.append(0.0)
+        before = self._in_store
         hits = self.mem.search(query, top_k=K, filters={"user_id": user})["results"]
+        self.store_ms.append((self._in_store - before) * 1000)
         return [[h["metadata"]["dia_id"]] for h in hits]
 
     def features(self):
@@ -311,11 +316,6 @@ SYSTEM_CLASSES = {"kenning": KenningSystem, "mem0": Mem0System, "langgraph": Lan
 
 
 # -- one run -------------------------------------------------------------------------------------------------
-def pct(values, p):
-    values = sorted(values)
-    return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
-
-
 def warm_up(system):
     when = datetime(2023, 1, 1, tzinfo=timezone.utc)
     for i, text in enumerate(WARMUP_TEXTS):
@@ -374,24 +374,28 @@ FIGURES = ("add_per_s", "add_p50_ms", "add_p95_ms", "add_p99_ms", "search_mean_m
            "search_p95_ms", "search_p99_ms")
 
 
-def medians(raw_runs):
-    return {f: round(statistics.median(r[f] for r in raw_runs), 2) for f in FIGURES}
+def medians(raw_runs, quality):
+    med = {f: round(statistics.median(r[f] for r in raw_runs), 2) for f in FIGURES}
+    med["recall_at_10"] = round(quality["overall"]["recall@10"], 4)
+    return med
 
 
 def ratios(ken, peer):
-    """kenning/peer for each figure, and how many times faster kenning is (peer/kenning for latencies)."""
-    out = {}
-    for f in FIGURES:
-        if not peer[f]:
-            continue
-        ratio = ken[f] / peer[f]
-        faster = ratio if f == "add_per_s" else 1 / ratio
-        out[f] = {"kenning_over_peer": round(ratio, 3), "kenning_x_faster": round(faster, 2)}
-    return out
+    """kenning/peer for every figure, plus the headline speed-ups (peer time / kenning time)."""
+    per_figure = {f: round(ken[f] / peer[f], 3) for f in FIGURES if peer[f]}
+    return {"search_speedup_p50": round(peer["search_p50_ms"] / ken["search_p50_ms"], 2),
+            "search_speedup_p95": round(peer["search_p95_ms"] / ken["search_p95_ms"], 2),
+            "search_speedup_p99": round(peer["search_p99_ms"] / ken["search_p99_ms"], 2),
+            "add_throughput_ratio": round(ken["add_per_s"] / peer["add_per_s"], 2),
+            "add_p95_speedup": round(peer["add_p95_ms"] / ken["add_p95_ms"], 2),
+            "kenning_recall_at_10": ken["recall_at_10"], "peer_recall_at_10": peer["recall_at_10"],
+            "kenning_over_peer": per_figure}
 
 
-def speed_words(x):
-    return f"{x:.1f}x faster" if x >= 1 else f"{1 / x:.1f}x slower"
+def speed_words(ratio, latency=True):
+    """ratio = kenning/peer; for a latency below 1 means kenning is faster, for a throughput above 1."""
+    faster = 1 / ratio if latency else ratio
+    return f"{faster:.2f}x faster" if faster >= 1 else f"{1 / faster:.2f}x slower"
 
 
 def print_tables(med, quality, rat):
@@ -401,16 +405,16 @@ def print_tables(med, quality, rat):
     for n in names:
         m = med[n]
         print(f"{n:<11}{m['add_per_s']:>9.1f}{m['add_p50_ms']:>9.2f}{m['add_p95_ms']:>9.2f}{m['search_p50_ms']:>12.2f}"
-              f"{m['search_p95_ms']:>8.2f}{m['search_p99_ms']:>8.2f}{quality[n]['overall']['recall@10']:>11.3f}")
+              f"{m['search_p95_ms']:>8.2f}{m['search_p99_ms']:>8.2f}{m['recall_at_10']:>11.3f}")
     for peer, r in rat.items():
-        s = r["search_p95_ms"]
-        print(f"\nkenning vs {peer}: search p95 ratio {s['kenning_over_peer']:.2f} (kenning is "
-              f"{speed_words(s['kenning_x_faster'])}), search p50 ratio {r['search_p50_ms']['kenning_over_peer']:.2f} "
-              f"({speed_words(r['search_p50_ms']['kenning_x_faster'])}), p99 "
-              f"{speed_words(r['search_p99_ms']['kenning_x_faster'])}; add/s ratio "
-              f"{r['add_per_s']['kenning_over_peer']:.2f} ({speed_words(r['add_per_s']['kenning_x_faster'])}), "
-              f"add p95 {speed_words(r['add_p95_ms']['kenning_x_faster'])}; recall@10 "
-              f"{quality['kenning']['overall']['recall@10']:.3f} vs {quality[peer]['overall']['recall@10']:.3f}")
+        k = r["kenning_over_peer"]
+        print(f"\nkenning vs {peer}: search p50 ratio {k['search_p50_ms']:.2f} (kenning is "
+              f"{speed_words(k['search_p50_ms'])}), p95 ratio {k['search_p95_ms']:.2f} "
+              f"({speed_words(k['search_p95_ms'])}), p99 ratio {k['search_p99_ms']:.2f} "
+              f"({speed_words(k['search_p99_ms'])}); add/s ratio {k['add_per_s']:.2f} "
+              f"({speed_words(k['add_per_s'], latency=False)}), add p95 ratio {k['add_p95_ms']:.2f} "
+              f"({speed_words(k['add_p95_ms'])}); recall@10 {r['kenning_recall_at_10']:.3f} vs "
+              f"{r['peer_recall_at_10']:.3f}")
     print(f"\n{'recall@10':<13}{'n':>5}" + "".join(f"{n:>11}" for n in names))
     for cat in list(CATEGORIES.values()) + ["overall"]:
         if cat in quality[names[0]]:
@@ -418,14 +422,15 @@ def print_tables(med, quality, rat):
                   + "".join(f"{quality[n][cat]['recall@10']:>11.3f}" for n in names))
 
 
-def versions():
-    out = {}
-    for pkg in PACKAGES:
-        try:
-            out[pkg] = metadata.version(pkg)
-        except metadata.PackageNotFoundError:
-            out[pkg] = None
-    return out
+def kenning_revision():
+    """The checkout's commit, and whether src/ differs from it (the code kenning's numbers come from)."""
+    def git(*cmd):
+        return subprocess.run(["git", *cmd], cwd=ROOT, capture_output=True, text=True, timeout=10).stdout.strip()
+    try:
+        head = git("rev-parse", "--short", "HEAD")
+        return head + (" + uncommitted changes in src/" if git("status", "--porcelain", "--", "src") else "")
+    except (OSError, subprocess.SubprocessError):
+        return None
 
 
 def available(systems):
@@ -456,7 +461,7 @@ NOTES = [
     "mem0 search: no LLM and no reranker (rerank=False, no reranker configured). Its hybrid extras need models "
     "fetched at run time: BM25 keyword search needs fastembed's Qdrant/bm25 (HuggingFace hub) and lemmatization / "
     "entity boosts need spaCy's en_core_web_sm; neither is reachable offline, so neither is installed and mem0 "
-    "falls back to semantic search only (see mem0.features in the JSON). That makes mem0's search cheaper and its "
+    "falls back to semantic search only (see config.mem0.features_used). That makes mem0's search cheaper and its "
     "recall likely lower than a fully-online mem0 install.",
     "mem0 search keeps its default threshold=0.1 (hits with cosine < 0.1 are dropped); see "
     "searches_with_fewer_than_k_hits in the raw runs.",
@@ -486,7 +491,7 @@ def main(argv=None):
                     help=f"N of their questions, evenly spread (default {DEFAULT_QUESTIONS}; all with --full)")
     ap.add_argument("--full", action="store_true", help="every conversation and question of the dev set")
     ap.add_argument("--systems", default=",".join(SYSTEMS))
-    ap.add_argument("--json", type=Path, default=ROOT / "bench" / "results" / "peers.json")
+    ap.add_argument("--json", type=Path, default=Path("peers.json"), help="result name under bench/results/")
     args = ap.parse_args(argv)
     if args.full:
         n_conv, n_q = args.conversations, args.questions
@@ -530,7 +535,7 @@ def main(argv=None):
                       f"recall@{K} {q['overall']['recall@10']:.3f}", flush=True)
     wall = time.perf_counter() - start
 
-    med = {n: medians(raw[n]) for n in names}
+    med = {n: medians(raw[n], quality[n]) for n in names}
     rat = {p: ratios(med["kenning"], med[p]) for p in names if p != "kenning"}
     print_tables(med, quality, rat)
     if "mem0" in raw and "vector_store_search_share" in raw["mem0"][0]:
@@ -544,27 +549,29 @@ def main(argv=None):
         print(f"  note: {name}'s recall differed between runs; the first run's is reported", file=sys.stderr)
 
     notes = list(NOTES) + [f"{n}: recall differed between runs (first run reported)" for n in sorted(varies)]
+    if {"mem0", "langgraph"} <= set(quality) and quality["mem0"] == quality["langgraph"]:
+        notes.append("mem0 and langgraph returned the same recall on every question: as configured here both are "
+                     "dense-only top-10 over the same embeddings.")
     configs = {n: SYSTEM_CLASSES[n].config() for n in names}
     for n, feat in features.items():
         configs[n]["features_used"] = feat
-    out = {"date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-           "command": " ".join(["bench/peers.py", *(sys.argv[1:] if argv is None else argv)]),
-           "machine": {"platform": platform.platform(), "machine": platform.machine(),
-                       "processor": platform.processor(), "cpu_count": os.cpu_count()},
-           "python": platform.python_version(), "packages": versions(),
-           "workload": {"data": str(args.data), "description": desc, "default_subset": subset,
-                        "conversations": [u for u, _ in users], "turns": sum(len(t) for _, t in users),
-                        "questions": len(questions), "k": K},
-           "config": configs, "runs": args.runs, "order": names, "wall_s": round(wall, 1),
-           "raw": dict(raw), "median": med, "ratios": rat, "recall": quality,
-           "network_attempts_blocked": guard.attempts, "mem0_llm_calls": len(LLM_CALLS), "notes": notes}
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps(out, indent=1) + "\n")
-    try:
-        shown = args.json.resolve().relative_to(ROOT)
-    except ValueError:
-        shown = args.json
-    print(f"written to {shown}")
+    command = " ".join(["python bench/peers.py", *(sys.argv[1:] if argv is None else argv)])
+    description = (f"{desc}; each conversation is one user, each turn one memory; every question searched with "
+                   f"limit {K}; evidence recall@{K}. {args.runs} runs alternating {', '.join(names)}, each on a "
+                   f"fresh store after an untimed warm-up; figures are medians over runs, timings include "
+                   f"embedding (same ONNX model and thread count for all)."
+                   + (" Default subset; --full runs every conversation and question." if subset else ""))
+    write(args.json.stem, {
+        "command": command, "description": description, "platform": platform.platform(),
+        "kenning_revision": kenning_revision(),
+        "workload": {"data": args.data.name, "default_subset": subset, "conversations": [u for u, _ in users],
+                     "turns": sum(len(t) for _, t in users), "questions": len(questions), "k": K},
+        "config": configs, "runs": args.runs, "order": names, "wall_s": round(wall, 1),
+        "medians": med, "ratios": rat,
+        "recall_by_category": {n: {c: round(v["recall@10"], 4) for c, v in quality[n].items()} for n in names},
+        "recall": quality, "raw": dict(raw),
+        "network_attempts_blocked": guard.attempts, "mem0_llm_calls": len(LLM_CALLS), "notes": notes,
+    }, *PEER_PACKAGES)
     return 0
 
 

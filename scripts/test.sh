@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# The whole test suite on a fresh machine: a headless Chromium for the dashboard's browser tests
+# (Debian packages), a virtual environment with kenning and its test extras, then pytest.
+# Extra arguments go to pytest.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1; then
+    sudo=""
+    [ "$(id -u)" -ne 0 ] && sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends chromium chromium-driver >/dev/null
+fi
+python3 -m venv .venv
+.venv/bin/python -m pip install -q --upgrade pip
+.venv/bin/pip install -q -e '.[test]'
+export KENNING_REQUIRE_BROWSER=1   # a browser test that cannot start a browser fails instead of skipping
+exec .venv/bin/python -m pytest "$@"
