@@ -170,3 +170,34 @@ def test_a_dataset_of_10000_facts_pages_quickly(dev):
     assert "thing 9999" in last and 'rel="prev"' in last and 'rel="next"' not in last
     assert 'data-dataset="big"' in c.get("/").text
     print(f"\n10,000-fact dataset: first page in {first * 1000:.0f} ms")
+
+
+def test_a_failed_job_shows_its_error_and_the_retry_button_recovers_it():
+    from live_server import LiveServer
+
+    from kenning import Memory
+    from kenning.errors import ExtractionError
+    from kenning.extract.base import Extractor
+    from kenning.extract.rules import RuleExtractor
+
+    class Flaky(Extractor):
+        name, fail = "flaky", True
+
+        def extract(self, text, *, at, context=None, known_entities=None):
+            if self.fail:
+                raise ExtractionError("the model answered with malformed JSON twice")
+            return RuleExtractor().extract(text, at=at)
+
+    extractor = Flaky()
+    with LiveServer(Memory(":memory:", extractor=extractor)) as live, live.client() as c:
+        r = live.memory.add_turn("sam", "user", "I live in Oslo.")
+        live.memory.flush(timeout=30)
+        page = c.get("/jobs", params={"status": "failed"}).text
+        assert f'data-request-id="{r.request_id}" data-status="failed"' in page
+        assert "malformed JSON twice" in page and "I live in Oslo." in page
+        extractor.fail = False
+        reply = c.post("/jobs/retry", data={"form_token": form_token(page), "dataset": "sam"})
+        assert reply.status_code == 303 and "retried=1" in reply.headers["location"]
+        live.memory.flush(timeout=30)
+        assert f'data-request-id="{r.request_id}" data-status="done"' in c.get("/jobs").text
+        assert [f.object for f in live.memory.list_facts("sam").facts] == ["oslo"]
