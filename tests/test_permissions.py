@@ -362,3 +362,11 @@ def test_a_user_lists_only_its_own_dataset_and_jobs(mem, role):
         with pytest.raises(PermissionDenied):
             call()
     assert user.retry_failed() == 0
+
+
+@pytest.mark.parametrize("role", ["owner", "admin", "member"])
+def test_no_user_erases_a_dataset_not_even_its_own(mem, role):
+    mem.add("I live in Berlin.", OWN)
+    with pytest.raises(PermissionDenied):
+        mem.as_user(OWN, role).delete_dataset(OWN)
+    assert mem.list_facts(OWN).total == 1

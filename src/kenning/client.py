@@ -145,6 +145,10 @@ class Requests:
                                                       "offset": offset}),
                     parse=_as(list[Job]), environment=environment)
 
+    def delete_dataset(self, dataset: str, *, project: str | None = None, environment: str | None = None) -> Call:
+        _scope(project)
+        return Call("DELETE", f"/v1/datasets/{_q(dataset)}", parse=lambda d: d, environment=environment)
+
     def datasets(self, q: str | None = None, limit: int = 50, offset: int = 0, *, project: str | None = None,
                  environment: str | None = None) -> Call:
         _scope(project)
@@ -398,7 +402,7 @@ class _Part:
 
 
 PUBLIC = ("add", "add_turn", "status", "recall", "list_facts", "list_entities", "delete_fact", "embed_pending",
-          "retry_failed", "jobs", "datasets", "memory_tool", "export", "import_")
+          "retry_failed", "jobs", "datasets", "delete_dataset", "memory_tool", "export", "import_")
 
 
 class RemoteMemory:

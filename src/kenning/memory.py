@@ -237,6 +237,13 @@ class Memory:
             self._scope(dataset, project, environment)
         return self.store.list_jobs(project, environment, dataset, status, limit, offset)
 
+    def delete_dataset(self, dataset: str, *, project: str | None = None,
+                       environment: str | None = None) -> dict[str, int]:
+        """Erase one end user's memory for good (facts and their history, entities, messages, notes,
+        core files and their versions, queued turns), in one transaction; no other dataset is touched.
+        Returns the rows removed per kind. Unlike ``delete_fact`` this keeps no history."""
+        return self.store.delete_dataset(self._scope(dataset, project, environment))
+
     def datasets(self, q: str | None = None, limit: int = 50, offset: int = 0, *, project: str | None = None,
                  environment: str | None = None) -> DatasetPage:
         """The datasets (end users) that hold anything, by name, with their counts; ``q`` filters by name."""

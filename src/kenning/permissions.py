@@ -116,6 +116,10 @@ class UserMemory:
         mine = [d for d in mine if not q or q.strip().lower() in d.dataset.lower()]
         return DatasetPage(datasets=mine[offset:offset + limit], total=len(mine), limit=limit, offset=offset)
 
+    def delete_dataset(self, dataset: str, **kwargs):
+        """Erasing a whole dataset is the service's call, never a user principal's (admins included)."""
+        raise PermissionDenied("delete_dataset is for the service principal only", self.admin_permission)
+
     def jobs(self, dataset: str | None = None, *args, **kwargs):
         self._own(dataset if dataset is not None else self.dataset, "jobs")
         return self._m.jobs(self.dataset, *args, **self._plain(kwargs))

@@ -131,3 +131,26 @@ def test_jobs_list_newest_first_with_status(api):
     assert api.jobs(status="failed") == []
     with pytest.raises(InputError):
         api.jobs(status="exploded")
+
+
+def test_deleting_a_dataset_erases_it_and_touches_no_other(api):
+    for dataset in ("sam", "alex", "sam2"):
+        api.add("I live in Berlin.", dataset, at="2026-07-01T10:00:00Z", message_id=f"{dataset}-m1")
+        api.add("I moved to Lisbon last month.", dataset, at="2026-09-03T10:00:00Z")
+        api.notes.save(dataset, "Prefers morning meetings")
+        api.memory_tool(dataset, {"command": "create", "path": "/memories/a.md", "file_text": "hi"})
+    api.notes.save("sam", "The office closes at six", namespace="organization")
+    before = {d.dataset: d for d in api.datasets().datasets}
+    counts = api.delete_dataset("sam")
+    assert counts["facts"] == 2 and counts["episodes"] == 2 and counts["notes"] == 1 and counts["core_files"] == 1
+    assert api.list_facts("sam", include_invalidated=True).total == 0 and api.list_entities("sam") == []
+    assert api.notes.list("sam") == [] and api.recall("Where does the user live?", "sam").items == []
+    with pytest.raises(NotFound):
+        api.messages.get("sam", "sam-m1")
+    after = {d.dataset: d for d in api.datasets().datasets}
+    assert set(after) == {"alex", "sam2"} and all(after[d] == before[d] for d in after)
+    assert [n.text for n in api.notes.list("alex", namespace="organization")] == ["The office closes at six"]
+    assert api.recall("Where does the user live?", "sam2").facts[0].object == "lisbon"
+    api.add("I live in Porto.", "sam")                                    # the name can be used again
+    assert [f.object for f in api.list_facts("sam").facts] == ["porto"]
+    assert api.delete_dataset("nobody") == {k: 0 for k in counts}

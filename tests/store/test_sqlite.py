@@ -506,3 +506,23 @@ def test_times_are_stored_as_sortable_utc_text(store):
     raw = store._db.execute("SELECT valid_at FROM facts WHERE fact_id = ?", (fid,)).fetchone()[0]
     assert raw == "2026-03-01T08:00:00.000000Z"
     assert timeutil.load(raw) == datetime(2026, 3, 1, 8, 0, tzinfo=timezone.utc)
+
+
+def test_erasing_a_dataset_empties_its_keyword_rows_only(store):
+    from kenning.model import Note
+
+    alex = Scope("default", "default", "alex")
+    for scope in (SAM, alex):
+        put(store, make_fact("plays", "cello", text="user plays the cello"), scope=scope)
+        store.insert_episode(scope, Episode(episode_id="m1", role="user", content="I play the cello", chat="c",
+                                            at=NOW, created_at=NOW))
+        store.insert_note(scope, Note(note_id=f"n_{scope.dataset}", text="cello lessons on Monday",
+                                      created_at=NOW), None)
+    store.delete_dataset(SAM)
+
+    def rows(table, scope):
+        token = sqlite_mod.scope_token(*scope)
+        return store._q(f"SELECT count(*) FROM {table} WHERE {table} MATCH ?", (f"scope:{token}",))[0][0]
+    for table in ("facts_fts", "episodes_fts", "notes_fts"):
+        assert (rows(table, SAM), rows(table, alex)) == (0, 1), table
+    assert [hit[0] for hit in store.episode_keyword_search(alex, "cello", 10)] == ["m1"]

@@ -247,6 +247,11 @@ def create_app(memory: Memory, auth: Auth) -> FastAPI:
         m, kw = api(p)
         return m.jobs(dataset, status, limit, offset, **kw)
 
+    @app.delete("/v1/datasets/{dataset}", response_model=dict[str, int])
+    def delete_dataset(dataset: str, p: Principal = Depends(principal)):
+        m, kw = api(p, write=True)
+        return m.delete_dataset(dataset, **kw)
+
     @app.get("/v1/datasets", response_model=DatasetPage)
     def datasets(q: str | None = None, limit: int = 50, offset: int = 0, p: Principal = Depends(principal)):
         m, kw = api(p)

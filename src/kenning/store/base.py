@@ -178,6 +178,10 @@ class Store(ABC):
         """Jobs of one project and environment, newest first."""
 
     @abstractmethod
+    def delete_dataset(self, scope: Scope) -> dict[str, int]:
+        """Erase every row of one dataset in one transaction; the rows removed, per table."""
+
+    @abstractmethod
     def datasets(self, project: str, environment: str, q: str | None, limit: int,
                  offset: int) -> tuple[list[DatasetSummary], int]:
         """Datasets holding anything, by name (``q``: a substring of the name), with their counts."""

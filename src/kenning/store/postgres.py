@@ -63,7 +63,8 @@ CONFIG = "english"           # one text search configuration for every tsvector 
 RANK_WEIGHTS = "{0.1, 0.25, 0.5, 1.0}"   # D, C, B, A: predicate C, text B, object A (SQLite's 0.5 : 1 : 2)
 EXACT_ROWS = 10_000          # below this many rows a table is counted, above it the planner's estimate will do
 HNSW_MAX_DIM = 2000
-DATASET_TABLES = ("facts", "episodes", "notes", "entities", "core_files", "jobs")   # where a dataset shows          # pgvector's limit for an HNSW index on vector
+DATASET_TABLES = ("facts", "episodes", "notes", "entities", "core_files", "jobs")   # where a dataset shows
+DATASET_ROWS = ("facts", "entities", "episodes", "ingests", "notes", "core_files", "core_file_versions", "jobs")          # pgvector's limit for an HNSW index on vector
 # Advisory lock classes (first key of the two-int form), so kenning's locks never meet another app's.
 LOCK_SCOPE, LOCK_STORE, LOCK_MIGRATE, LOCK_DOC = 0x6B6E01, 0x6B6E02, 0x6B6E03, 0x6B6E04
 
@@ -826,6 +827,13 @@ class PostgresStore(Store):
         rows = self._q(f"SELECT {JOB_COLUMNS} FROM jobs WHERE {' AND '.join(where)}"
                        " ORDER BY created_at DESC, seq DESC LIMIT %(n)s OFFSET %(o)s", params)
         return [_job(r) for r in rows]
+
+    def delete_dataset(self, scope: Scope) -> dict[str, int]:
+        counts = {}
+        with self.transaction(scope):
+            for table in DATASET_ROWS:
+                counts[table] = self._x(f"DELETE FROM {table} WHERE {TENANT}", _tenant(scope))
+        return counts
 
     def datasets(self, project: str, environment: str, q: str | None, limit: int,
                  offset: int) -> tuple[list[DatasetSummary], int]:

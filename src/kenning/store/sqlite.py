@@ -209,7 +209,28 @@ def m005_api_keys(db: sqlite3.Connection) -> None:
     """)
 
 
-MIGRATIONS = [m001_initial, m002_messages_and_notes, m003_jobs, m004_core_files_and_documents, m005_api_keys]
+def m006_scoped_fts_deletes(db: sqlite3.Connection) -> None:
+    """A deleted message or note leaves the keyword index through its scope's posting list (a MATCH),
+    not through a scan of every tenant's rows, so erasing a dataset stays linear in its size."""
+    _script(db, """
+    DROP TRIGGER episodes_ad;
+    CREATE TRIGGER episodes_ad AFTER DELETE ON episodes BEGIN
+        DELETE FROM episodes_fts WHERE rowid IN (SELECT rowid FROM episodes_fts
+            WHERE episodes_fts MATCH 'scope:' || scope_token(old.project, old.environment, old.dataset)
+            AND episode_id = old.episode_id);
+    END;
+    DROP TRIGGER notes_ad;
+    CREATE TRIGGER notes_ad AFTER DELETE ON notes BEGIN
+        DELETE FROM notes_fts WHERE rowid IN (SELECT rowid FROM notes_fts
+            WHERE notes_fts MATCH 'scope:' || scope_token(old.project, old.environment, old.dataset)
+            AND note_id = old.note_id);
+    END;
+    """)
+
+
+MIGRATIONS = [m001_initial, m002_messages_and_notes, m003_jobs, m004_core_files_and_documents, m005_api_keys,
+              m006_scoped_fts_deletes]
+DATASET_ROWS = ("facts", "entities", "episodes", "ingests", "notes", "core_files", "core_file_versions", "jobs")
 VECTOR_TABLES = {  # kind -> (table, key column, the text a vector is computed from)
     "fact": ("facts", "fact_id", "embed_text"),
     "entity": ("entities", "entity_id", "name"),
@@ -819,6 +840,15 @@ class SQLiteStore(Store):
                        " AND (? IS NULL OR status=?) ORDER BY seq DESC LIMIT ? OFFSET ?",
                        (project, environment, dataset, dataset, status, status, limit, offset))
         return [_job(r) for r in rows]
+
+    def delete_dataset(self, scope: Scope) -> dict[str, int]:
+        counts = {}
+        with self.transaction(scope):
+            for table in DATASET_ROWS:
+                cur = self._db.execute(f"DELETE FROM {table} WHERE project=? AND environment=? AND dataset=?",
+                                       tuple(scope))
+                counts[table] = cur.rowcount
+        return counts
 
     def datasets(self, project: str, environment: str, q: str | None, limit: int,
                  offset: int) -> tuple[list[DatasetSummary], int]:
