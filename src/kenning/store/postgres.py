@@ -62,9 +62,9 @@ except ImportError as exc:  # pragma: no cover - the dependencies are required b
 CONFIG = "english"           # one text search configuration for every tsvector and tsquery
 RANK_WEIGHTS = "{0.1, 0.25, 0.5, 1.0}"   # D, C, B, A: predicate C, text B, object A (SQLite's 0.5 : 1 : 2)
 EXACT_ROWS = 10_000          # below this many rows a table is counted, above it the planner's estimate will do
-HNSW_MAX_DIM = 2000
+HNSW_MAX_DIM = 2000          # pgvector's limit for an HNSW index on vector
 DATASET_TABLES = ("facts", "episodes", "notes", "entities", "core_files", "jobs")   # where a dataset shows
-DATASET_ROWS = ("facts", "entities", "episodes", "ingests", "notes", "core_files", "core_file_versions", "jobs")          # pgvector's limit for an HNSW index on vector
+DATASET_ROWS = ("facts", "entities", "episodes", "ingests", "notes", "core_files", "core_file_versions", "jobs")
 # Advisory lock classes (first key of the two-int form), so kenning's locks never meet another app's.
 LOCK_SCOPE, LOCK_STORE, LOCK_MIGRATE, LOCK_DOC = 0x6B6E01, 0x6B6E02, 0x6B6E03, 0x6B6E04
 
