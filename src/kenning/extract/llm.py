@@ -285,7 +285,9 @@ class LLMExtractor(Extractor):
         try:
             return answer.candidates()
         except MalformedOutput as first:
-            log.info("%s: unusable answer (%s); asking once more", self.name, first)
+            # The details quote the model's answer, which may quote the user: DEBUG only.
+            log.info("%s: unusable answer; asking once more", self.name)
+            log.debug("%s: unusable answer: %s", self.name, first)
             messages = messages + self._follow_up(answer, self._reask_text(first, answer))
         answer = self._complete(messages)
         try:
@@ -335,7 +337,9 @@ class LLMExtractor(Extractor):
                 retry_after = response.headers.get("retry-after")
             if attempt < self.retry.attempts:
                 pause = self.retry.delay(attempt, retry_after)
-                log.info("%s: try %d failed (%s); retrying in %.2f s", self.name, attempt, failure, pause)
+                brief = failure.split(":", 1)[0] if failure.startswith("HTTP") else failure   # bodies: DEBUG only
+                log.info("%s: try %d failed (%s); retrying in %.2f s", self.name, attempt, brief, pause)
+                log.debug("%s: try %d failed: %s", self.name, attempt, failure)
                 time.sleep(pause)
         raise ExtractionError(f"{self.provider} request to {url} failed after {self.retry.attempts} "
                               f"attempt{'s' if self.retry.attempts > 1 else ''}: {failure}")
