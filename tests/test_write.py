@@ -114,6 +114,18 @@ def test_backfilled_value_becomes_history_ending_where_the_newer_starts(mem):
     assert berlin.valid_until == at(100)
 
 
+def test_values_arriving_out_of_order_fit_between_the_superseded_ones(mem):
+    """Backfills and racing writers store values in any order: each still holds from its own message
+    until the next one's, also where the next one was already superseded (never two at one time)."""
+    cities = ["berlin", "lisbon", "madrid", "paris", "rome", "vienna", "prague", "oslo"]
+    for i in (3, 6, 1, 5, 7, 0, 4, 2):
+        mem.add(f"I live in {cities[i].title()}.", "sam", at=at(10 * i))
+    assert objects(live(mem, "sam")) == ["oslo"]
+    for i, city in enumerate(cities):
+        assert objects(live(mem, "sam", as_of=at(10 * i))) == [city]
+        assert objects(live(mem, "sam", as_of=at(10 * i + 5))) == [city]
+
+
 # -- dedup and many-value slots -----------------------------------------------------------
 
 def test_exact_repeat_returns_the_same_fact(mem):

@@ -298,6 +298,12 @@ class WritePipeline:
         others = [f for f in slot if f is not same] if self.registry.is_one_value(plan.predicate) else []
         if same is not None:
             others.append(same)  # an ended value coming back: the open fact replaces it
+        if plan.valid_until is None and self.registry.is_one_value(plan.predicate):
+            # A backfilled value (an older message arriving late, or racing writers committing out of
+            # order) fits into the history too: it ends where the next superseded value starts, and cuts
+            # the one whose window it falls into. Without them, two values would hold at one time.
+            others += [f for f in self.store.facts_in_slot(scope, [plan.predicate], plan.valid_at, superseded=True)
+                       if f.invalid_at is not None]
         if plan.valid_until is None:
             for old in others:
                 if plan.valid_at < old.valid_at:

@@ -98,9 +98,11 @@ class Store(ABC):
 
     @abstractmethod
     def facts_in_slot(self, scope: Scope, predicates: list[str], at: datetime,
-                      limit: int | None = None) -> list[Fact]:
+                      limit: int | None = None, superseded: bool = False) -> list[Fact]:
         """Facts with one of ``predicates`` that are live at ``at`` or start after it; with ``limit``,
-        the newest ``limit`` of those live at ``at``."""
+        the newest ``limit`` of those live at ``at``. ``superseded`` adds the superseded ones (not the
+        deleted) whose window, up to the earlier of ``valid_until`` and ``invalid_at``, runs past ``at``:
+        the history a backfilled value has to fit into."""
 
     @abstractmethod
     def live_fact_ids(self, scope: Scope, at: datetime, limit: int, predicates: list[str] | None = None,

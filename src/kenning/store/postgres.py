@@ -586,11 +586,13 @@ class PostgresStore(Store):
         return [by_id[i] for i in fact_ids if i in by_id]
 
     def facts_in_slot(self, scope: Scope, predicates: list[str], at: datetime,
-                      limit: int | None = None) -> list[Fact]:
+                      limit: int | None = None, superseded: bool = False) -> list[Fact]:
         if not predicates:
             return []
+        alive = "(f.invalid_at IS NULL OR (f.superseded_by IS NOT NULL AND f.invalid_at > %(t)s))" if superseded \
+            else "f.invalid_at IS NULL"
         sql = (f"SELECT {FACT_COLUMNS} FROM facts f WHERE {SCOPE} AND f.predicate = ANY(%(preds)s)"
-               " AND f.invalid_at IS NULL AND (f.valid_until IS NULL OR f.valid_until > %(t)s)")
+               f" AND {alive} AND (f.valid_until IS NULL OR f.valid_until > %(t)s)")
         params = _tenant(scope, preds=list(predicates), t=at, n=limit)
         if limit is None:
             rows = self._q(sql + " ORDER BY f.valid_at, f.seq", params)

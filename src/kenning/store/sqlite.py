@@ -641,13 +641,15 @@ class SQLiteStore(Store):
         return [by_id[i] for i in ids if i in by_id]
 
     def facts_in_slot(self, scope: Scope, predicates: list[str], at: datetime,
-                      limit: int | None = None) -> list[Fact]:
+                      limit: int | None = None, superseded: bool = False) -> list[Fact]:
         if not predicates:
             return []
         marks = ",".join("?" * len(predicates))
+        alive = "(invalid_at IS NULL OR (superseded_by IS NOT NULL AND invalid_at > ?))" if superseded else \
+            "invalid_at IS NULL"
         sql = (f"SELECT {FACT_COLUMNS} FROM facts f WHERE project=? AND environment=? AND dataset=? AND predicate IN ({marks})"
-               " AND invalid_at IS NULL AND (valid_until IS NULL OR valid_until > ?)")
-        params: tuple = (*scope, *predicates, timeutil.dump(at))
+               f" AND {alive} AND (valid_until IS NULL OR valid_until > ?)")
+        params: tuple = (*scope, *predicates, *([timeutil.dump(at)] if superseded else []), timeutil.dump(at))
         if limit is None:
             rows = self._q(sql + " ORDER BY valid_at", params)
         else:  # the newest first: a recall wants the current values, not all of them
