@@ -1,11 +1,6 @@
 """The durable queue: add_turn, workers, status, order, leases, crashes, retries."""
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
-import threading
 import time
 from datetime import datetime, timedelta, timezone
 
@@ -13,7 +8,6 @@ import pytest
 
 from kenning import ExtractionError, Extractor, InputError, Memory, NotFound, Settings
 from kenning.jobs import Worker
-from kenning.model import Scope
 
 T0 = datetime(2026, 7, 1, 10, 0, tzinfo=timezone.utc)
 
@@ -146,73 +140,5 @@ def test_flush_without_workers_says_how_to_drain(new_memory):
             mem.flush(timeout=1)
 
 
-# -- a real worker process killed with SIGKILL mid-batch ----------------------------------------------
-
-# Distinct hobbies (pairwise cosine < 0.77 with the bundled model), so no two turns' facts can merge.
-HOBBIES = """piano tennis chess sushi origami kayaking pottery astronomy gardening knitting surfing baking
-painting cycling fencing archery bowling climbing dancing drawing fishing hiking juggling karate rowing
-sailing skating skiing snowboarding swimming yoga boxing golf hockey rugby cricket volleyball badminton
-squash lacrosse poker sudoku crosswords calligraphy photography woodworking beekeeping birdwatching
-camping canoeing diving embroidery genealogy geocaching jigsaws kitesurfing meditation mountaineering
-paragliding parkour quilting robotics scrabble sculpting sewing skateboarding stargazing taxidermy
-trampolining ventriloquism weaving wrestling zumba accordion banjo cello clarinet drums flute guitar harp
-harmonica mandolin oboe saxophone trombone trumpet ukulele violin xylophone bagpipes tango salsa ballet
-opera jazz blues reggae techno flamenco kimchi tacos ramen paella lasagna falafel dumplings croissants
-pretzels hummus burritos curry risotto gelato espresso matcha kombucha sourdough""".split()
-
-def _worker(db: str, home, *extra: str) -> subprocess.Popen:
-    env = {**os.environ, "KENNING_HOME": str(home)}
-    return subprocess.Popen([sys.executable, "-m", "kenning.cli", "--db", db, "worker", "--lease", "2",
-                             "--poll", "0.1", *extra], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-
-
-@pytest.mark.slow
-def test_sigkill_mid_batch_every_job_runs_exactly_once(tmp_path, store_url):
-    db = store_url
-    datasets = [f"user-{d}" for d in range(3)]
-    n = len(HOBBIES)
-    with Memory(db, settings=Settings(worker_threads=0)) as mem:
-        requests = [mem.add_turn(d, "user", f"I love {hobby}.", at=at(i), message_id=f"{d}-m{i}").request_id
-                    for i, hobby in enumerate(HOBBIES) for d in datasets]
-        total = mem.store.count_jobs(("queued",))
-    assert total == n * len(datasets)
-
-    proc = _worker(db, tmp_path)
-    with Memory(db, settings=Settings(worker_threads=0)) as probe:
-        deadline = time.monotonic() + 120
-        # Kill while a job is claimed and its transaction is open: the worst moment.
-        while time.monotonic() < deadline and not (probe.store.count_jobs(("done",)) >= total // 3
-                                                   and probe.store.count_jobs(("distilling",)) >= 1):
-            time.sleep(0.002)
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait()
-        done_at_kill = probe.store.count_jobs(("done",))
-        in_flight = probe.store.count_jobs(("distilling",))
-    assert 0 < done_at_kill < total
-
-    restart = _worker(db, tmp_path, "--exit-when-idle")
-    assert restart.wait(timeout=300) == 0, restart.stdout.read().decode()
-
-    with Memory(db, settings=Settings(worker_threads=0)) as mem:
-        assert mem.store.count_jobs(("done",)) == total
-        assert mem.store.count_jobs(("queued", "distilling", "failed")) == 0
-        duplicates = 0
-        for d in datasets:
-            every, offset = [], 0
-            while True:
-                page = mem.list_facts(d, include_invalidated=True, limit=100, offset=offset)
-                every.extend(page.facts)
-                offset += 100
-                if offset >= page.total:
-                    break
-            hobbies = [f.object for f in every]
-            duplicates += len(hobbies) - len(set(hobbies))
-            assert sorted(set(hobbies)) == sorted(HOBBIES), "a turn was lost"
-            for i in range(n):
-                assert mem.store.get_episode(Scope("default", "default", d), f"{d}-m{i}") is not None
-        assert duplicates == 0
-        # Each job's receipt shows one stored fact and no dedup: no job's effects were applied twice.
-        receipts = [mem.status(request_id).result for request_id in requests]
-        assert all(r.candidates_stored == 1 and r.candidates_deduped == 0 for r in receipts)
-    print(f"\ncrash test: {total} jobs queued, SIGKILL after {done_at_kill} done ({in_flight} in flight), "
-          f"{total} done after restart, duplicates: {duplicates}")
+# The crash tests (`kenning worker` on both stores and `kenning serve` killed with SIGKILL mid-batch) are in
+# tests/reliability/test_crash.py.

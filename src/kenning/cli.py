@@ -233,6 +233,16 @@ def cmd_serve(args) -> int:
         print("kenning serve: no API key configured; single-user development mode on loopback (every request is "
               "the service principal of the default project). Create keys with `kenning keys create`.")
     print(f"kenning serve: http://{args.host}:{args.port}  (OpenAPI at /docs)", flush=True)
+    # uvicorn shuts down on SIGTERM/SIGINT, then raises the signal again for the handler it found; with
+    # Python's default that killed the process before the finally below stopped the workers (a job in flight
+    # was abandoned until its lease ran out) and exited 143. This handler ends it as a clean stop instead.
+    import signal
+
+    def stopped(*_) -> None:
+        raise SystemExit(0)
+
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, stopped)
     mem._workers.ensure_started()
     try:
         uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
