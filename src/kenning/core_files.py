@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 ROOT = "/memories"
 MAX_LINES = 999_999
 SNIPPET_CONTEXT = 4
+MAX_DECODES = 8   # percent-decoding rounds a path may need; one still encoded after them is refused
 
 # Every text the memory tool answers with, in one place (Anthropic's memory tool documentation).
 TEXTS = {
@@ -69,8 +70,12 @@ def canonical(path: object) -> str:
     if not isinstance(path, str) or not path:
         raise MemoryToolError(_say("outside", path=path))
     decoded = path
-    for _ in range(3):  # double- and triple-encoded dots and slashes decode to what they mean
+    for _ in range(MAX_DECODES):  # double-, triple-… encoded dots and slashes decode to what they mean
+        if unquote(decoded) == decoded:
+            break
         decoded = unquote(decoded)
+    else:  # still encoded: a stored name must be one the tool can be handed back (and never decode to '..')
+        raise MemoryToolError(_say("outside", path=path))
     if any(ord(c) < 32 or ord(c) == 127 for c in decoded) or "\\" in decoded:
         raise MemoryToolError(_say("outside", path=path))
     if not (decoded == ROOT or decoded.startswith(ROOT + "/")):
@@ -375,6 +380,9 @@ class Core:
                project: str | None = None, environment: str | None = None) -> str:
         """The core files of the user's namespaces (and the organization's) as delimited text,
         cut at ``max_render`` characters with a visible marker."""
+        if max_render is not None and (isinstance(max_render, bool) or not isinstance(max_render, int)
+                                       or max_render < 1):
+            raise InputError(f"max_render must be a positive number of characters, not {max_render!r}")
         limit = max_render or self._m.settings.max_render
         spaces = namespaces or ["user", ORGANIZATION]
         blocks = []

@@ -58,7 +58,12 @@ class Documents:
             seconds = expires_in.total_seconds() if isinstance(expires_in, timedelta) else float(expires_in)
             if not seconds > 0:
                 raise InputError("expires_in must be a positive number of seconds")
-            expires_at = now + timedelta(seconds=seconds)
+            try:
+                expires_at = now + timedelta(seconds=seconds)
+            except OverflowError:
+                expires_at = None
+            if expires_at is None or expires_at <= now:  # under a microsecond, or past the year 9999
+                raise InputError(f"expires_in must be from 0.000001 seconds to about 8,000 years, not {seconds!r}")
         return self._m.store.doc_put(*self._where(project, environment), _check("scope_key", scope_key),
                                      _check("path", path), text, expected_version, expires_at, now)
 

@@ -326,8 +326,8 @@ class Memory:
     def _check_page(self, limit: int, offset: int) -> None:
         if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 100:
             raise InputError(f"limit must be an integer from 1 to 100, not {limit!r}")
-        if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
-            raise InputError(f"offset must be a non-negative integer, not {offset!r}")
+        if isinstance(offset, bool) or not isinstance(offset, int) or not 0 <= offset < 2**63:
+            raise InputError(f"offset must be a non-negative integer below 2**63, not {offset!r}")
 
     def _message_time(self, at):
         return self._writer.message_time(at)

@@ -6,6 +6,7 @@ kept, embedding the whole batch in one call.
 """
 from __future__ import annotations
 
+import math
 import re
 import uuid
 from typing import TYPE_CHECKING
@@ -65,6 +66,9 @@ class Notes:
             raise InputError("save_extracted takes a list of texts")
         texts = [self._text(t) for t in texts]
         threshold = self._m.settings.note_dedupe_threshold if dedupe_threshold is None else dedupe_threshold
+        if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 <= threshold < math.inf:
+            raise InputError(f"dedupe_threshold must be a cosine similarity from 0 to 1 (above 1: keep every "
+                             f"text), not {threshold!r}")
         embedder = self._m.embedder
         # Notes kept without a vector are embedded in the same call, so they count for the dedupe too.
         pending = self._pending(scope, namespace) if embedder else []

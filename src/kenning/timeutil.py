@@ -5,8 +5,6 @@ from datetime import datetime, timezone
 
 from .errors import InvalidTime
 
-_FMT = "%Y-%m-%dT%H:%M:%S.%fZ"
-
 
 def now() -> datetime:
     return datetime.now(timezone.utc)
@@ -25,12 +23,17 @@ def to_utc(value: datetime | str | None, *, field: str = "time") -> datetime | N
         raise InvalidTime(f"{field} must be a datetime or ISO 8601 string, not {type(value).__name__}")
     if value.tzinfo is None:
         return value.replace(tzinfo=timezone.utc)
-    return value.astimezone(timezone.utc)
+    try:
+        return value.astimezone(timezone.utc)
+    except OverflowError:  # 0001-01-01T00:00+01:00 or 9999-12-31T23:59-01:00: no such UTC time
+        raise InvalidTime(f"{field} {value.isoformat()} lies outside the years 1 to 9999 in UTC") from None
 
 
 def dump(value: datetime | None) -> str | None:
     """Fixed-width text whose string order is time order (SQLite compares text)."""
-    return None if value is None else to_utc(value).strftime(_FMT)
+    # isoformat pads the year to four digits; strftime's %Y does not below 1000 (glibc), and such a
+    # row could never be read back.
+    return None if value is None else to_utc(value).replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
 
 
 def load(text: str | None) -> datetime | None:

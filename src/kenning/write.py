@@ -46,6 +46,11 @@ def check_text(text: str, limit: int, what: str) -> str:
                            "Split it and save the parts one by one")
     if not text.strip():
         raise EmptyText(f"{what} is empty; pass the words to keep")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:  # half a surrogate pair: a Python str, but no text a store can keep
+        raise InputError(f"{what} holds an unpaired surrogate (U+{ord(text[exc.start]):04X} at {exc.start}); "
+                         "pass valid Unicode") from None
     return text
 
 

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..errors import DimensionMismatch, EmbeddingError, NonFiniteVector
+from ..errors import DimensionMismatch, EmbeddingError, InputError, NonFiniteVector
 
 
 def check_vectors(vectors: np.ndarray, dim: int, *, what: str = "embedding") -> np.ndarray:
@@ -48,6 +48,12 @@ class Embedder(ABC):
             return np.zeros((0, self.dim), dtype=np.float32)
         if not all(isinstance(t, str) for t in texts):
             raise EmbeddingError("embed_batch takes a list of strings")
+        for t in texts:  # half a surrogate pair is no text: a tokenizer fails on it with a TypeError
+            try:
+                t.encode("utf-8")
+            except UnicodeEncodeError as exc:
+                raise InputError(f"text holds an unpaired surrogate (U+{ord(t[exc.start]):04X}); pass valid "
+                                 "Unicode") from None
         return check_vectors(self._embed(texts), self.dim, what=f"{self.name} output")
 
     def embed(self, text: str) -> np.ndarray:

@@ -51,7 +51,10 @@ def find(sentence: str, at: datetime, tense: str = "present") -> DatePhrase | No
     for name, rx in _COMPILED:
         m = rx.search(sentence)
         if m:
-            when, direction = _resolve(name, m, at, tense)
+            try:
+                when, direction = _resolve(name, m, at, tense)
+            except (ValueError, OverflowError):  # "last year" said in the year 1: no such date
+                continue
             if when is not None:
                 kind = "since" if m.group(0).lower().startswith("since") else name
                 return DatePhrase(m.group(0), when, direction, m.start(), m.end(), kind)

@@ -8,16 +8,19 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from datetime import datetime
 from typing import Any
 
 from fastapi import Depends, FastAPI, Header, Request
+from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from .. import __version__
-from ..errors import KenningError, MemoryToolError, PermissionDenied
+from ..errors import InputError, KenningError, MemoryToolError, PermissionDenied
 from ..memory import Memory
 from ..model import (AddResult, CoreFile, CoreFileVersion, DatasetPage, Document, Entity, Episode, FactPage, Job,
                      MessageHit, Note, NoteHit)
@@ -28,6 +31,37 @@ from .auth import Auth, Principal
 from .errors import body, status_of
 
 log = logging.getLogger("kenning.server")
+_ESCAPE = re.compile(rb"\\(?:u([0-9a-fA-F]{4})|.)", re.DOTALL)
+
+
+def lone_surrogate(raw: bytes) -> bool:
+    """Whether a JSON text escapes half a surrogate pair ("\\ud800" alone): valid JSON, yet no text
+    (it cannot be encoded, so the first store or embedder to see it would fail)."""
+    if b"\\u" not in raw:
+        return False
+    pending = None  # where the low half of the last high surrogate must start
+    for m in _ESCAPE.finditer(raw):
+        code = int(m.group(1), 16) if m.group(1) else None
+        if pending is not None:
+            if m.start() != pending or code is None or not 0xDC00 <= code <= 0xDFFF:
+                return True
+            pending = None
+        elif code is not None and 0xD800 <= code <= 0xDBFF:
+            pending = m.end()
+        elif code is not None and 0xDC00 <= code <= 0xDFFF:
+            return True
+    return pending is not None
+
+
+async def unicode_body(request: Request) -> None:
+    if request.method in ("POST", "PUT", "PATCH") and not is_page(request.url.path) \
+            and lone_surrogate(await request.body()):
+        raise InputError("the body escapes half of a UTF-16 surrogate pair (like \\ud800 alone), which is no "
+                         "text; send valid Unicode")
+
+
+HTTP_CODES = {400: "INVALID_INPUT", 401: "UNAUTHORIZED", 403: "PERMISSION_DENIED", 404: "NOT_FOUND",
+              405: "METHOD_NOT_ALLOWED", 413: "TOO_LARGE", 415: "UNSUPPORTED_MEDIA_TYPE"}
 
 
 # -- request bodies ---------------------------------------------------------------------------
@@ -153,9 +187,22 @@ class RetryBody(BaseModel):
     dataset: str | None = None
 
 
+class ErrorDetail(BaseModel):
+    code: str
+    message: str
+
+
+class ErrorBody(BaseModel):
+    """What every 4xx and 5xx answer carries (server/errors.py), declared so clients and checks see it."""
+    error: ErrorDetail
+
+
 def create_app(memory: Memory, auth: Auth) -> FastAPI:
     app = FastAPI(title="kenning", version=__version__,
-                  description="Long-term memory for AI assistants: facts with time, recall, notes, core files.")
+                  description="Long-term memory for AI assistants: facts with time, recall, notes, core files.",
+                  responses={"4XX": {"model": ErrorBody, "description": "The request cannot be served; "
+                                     "`error.code` says why"}},
+                  dependencies=[Depends(unicode_body)])
 
     router, static, dashboard = create_dashboard(memory, auth)
 
@@ -170,6 +217,14 @@ def create_app(memory: Memory, auth: Auth) -> FastAPI:
         first = exc.errors()[0] if exc.errors() else {}
         where = ".".join(str(p) for p in first.get("loc", ()) if p != "body")
         return JSONResponse(body("INVALID_INPUT", f"{where}: {first.get('msg', 'invalid request')}"), status_code=422)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException):
+        """Starlette's own refusals (unparseable body, unknown route, wrong method) in the one error shape."""
+        if is_page(request.url.path):
+            return await http_exception_handler(request, exc)
+        code = HTTP_CODES.get(exc.status_code, "HTTP_ERROR")
+        return JSONResponse(body(code, str(exc.detail)), status_code=exc.status_code, headers=exc.headers)
 
     @app.exception_handler(Exception)
     async def crash(request: Request, exc: Exception):
@@ -234,7 +289,8 @@ def create_app(memory: Memory, auth: Auth) -> FastAPI:
     @app.get("/v1/jobs/open", response_model=Count)
     def open_jobs(p: Principal = Depends(principal)):
         api(p)
-        return Count(count=memory.store.count_jobs(("queued", "distilling"), p.project, p.environment))
+        # a user token counts its own dataset's turns only (p.dataset is None for a key)
+        return Count(count=memory.store.count_jobs(("queued", "distilling"), p.project, p.environment, p.dataset))
 
     @app.post("/v1/jobs/retry_failed", response_model=Count)
     def retry_failed(b: RetryBody, p: Principal = Depends(principal)):
@@ -412,9 +468,15 @@ def create_app(memory: Memory, auth: Auth) -> FastAPI:
     async def import_(request: Request, embed: bool = False, p: Principal = Depends(principal)) -> dict:
         if p.kind != "service":
             raise PermissionDenied("import is for the service principal", "ai.admin")
-        lines = (await request.body()).decode("utf-8", errors="strict").splitlines()
+        try:
+            lines = (await request.body()).decode("utf-8", errors="strict").splitlines()
+        except UnicodeDecodeError as exc:
+            raise InputError(f"the export is not UTF-8 (byte {exc.start}); nothing was imported") from None
         for number, line in enumerate(lines, 1):  # a key imports into its own project and environment only
-            record = json.loads(line) if line.strip() else {}
+            try:
+                record = json.loads(line) if line.strip() else {}
+            except ValueError:
+                raise InputError(f"line {number} is not JSON; nothing was imported") from None
             if not isinstance(record, dict):
                 continue
             if record.get("project", p.project) != p.project or record.get("environment", p.environment) != p.environment:

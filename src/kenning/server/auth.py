@@ -69,7 +69,8 @@ class Tokens:
     def verify(self, token: str) -> Principal:
         try:
             payload, signature = token[3:].split(".")
-            if not hmac.compare_digest(signature, self._sign(payload)):
+            # as bytes: compare_digest raises TypeError on a str with non-ASCII characters (a 500, not a 401)
+            if not hmac.compare_digest(signature.encode(), self._sign(payload).encode()):
                 raise ValueError("bad signature")
             claims = json.loads(_unb64(payload))
         except (ValueError, json.JSONDecodeError) as exc:

@@ -172,7 +172,7 @@ class Store(ABC):
 
     @abstractmethod
     def count_jobs(self, statuses: tuple[str, ...], project: str | None = None,
-                   environment: str | None = None) -> int: ...
+                   environment: str | None = None, dataset: str | None = None) -> int: ...
 
     @abstractmethod
     def list_jobs(self, project: str, environment: str, dataset: str | None = None, status: str | None = None,

@@ -59,6 +59,16 @@ except ImportError as exc:  # pragma: no cover - the dependencies are required b
     raise ConfigError(f"PostgreSQL stores need psycopg, psycopg-pool and pgvector ({exc}); "
                       "pip install 'psycopg[binary]' psycopg-pool pgvector") from exc
 
+
+def _error(path: str, exc: Exception) -> Exception:
+    """A failed statement as kenning's error: the caller's text PostgreSQL cannot hold is an InputError."""
+    if isinstance(exc, UnicodeEncodeError):
+        return InputError(f"text holds an unpaired surrogate (U+{ord(exc.object[exc.start]):04X}); pass valid Unicode")
+    if isinstance(exc, psycopg.DataError) and "NUL" in str(exc):
+        return InputError("text holds a NUL character (\\x00), which PostgreSQL text cannot hold; remove it")
+    return StoreError(f"PostgreSQL error on {path}: {exc}")
+
+
 CONFIG = "english"           # one text search configuration for every tsvector and tsquery
 RANK_WEIGHTS = "{0.1, 0.25, 0.5, 1.0}"   # D, C, B, A: predicate C, text B, object A (SQLite's 0.5 : 1 : 2)
 EXACT_ROWS = 10_000          # below this many rows a table is counted, above it the planner's estimate will do
@@ -357,16 +367,16 @@ class PostgresStore(Store):
             try:
                 cur = conn.execute(sql, params)
                 return cur.fetchall() if cur.description else []
-            except psycopg.Error as exc:
-                raise StoreError(f"PostgreSQL error on {self.path}: {exc}") from exc
+            except (psycopg.Error, UnicodeEncodeError) as exc:
+                raise _error(self.path, exc) from exc
 
     def _x(self, sql: str, params=None) -> int:
         """Execute a write; returns the number of rows it touched."""
         with self._conn() as conn:
             try:
                 return conn.execute(sql, params).rowcount
-            except psycopg.Error as exc:
-                raise StoreError(f"PostgreSQL error on {self.path}: {exc}") from exc
+            except (psycopg.Error, UnicodeEncodeError) as exc:
+                raise _error(self.path, exc) from exc
 
     @contextmanager
     def _tx(self, *locks: tuple[int, str]):
@@ -810,9 +820,9 @@ class PostgresStore(Store):
         return _job(rows[0]) if rows else None
 
     def count_jobs(self, statuses: tuple[str, ...], project: str | None = None,
-                   environment: str | None = None) -> int:
+                   environment: str | None = None, dataset: str | None = None) -> int:
         where, params = ["status = ANY(%(s)s)"], {"s": list(statuses)}
-        for column, value in (("project", project), ("environment", environment)):
+        for column, value in (("project", project), ("environment", environment), ("dataset", dataset)):
             if value is not None:
                 where.append(f"{column} = %({column})s")
                 params[column] = value

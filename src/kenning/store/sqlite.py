@@ -24,8 +24,8 @@ import numpy as np
 
 from .. import timeutil
 from ..embed.base import check_vectors
-from ..errors import (ConfigError, DimensionMismatch, DocumentConflict, DuplicateFact, LeaseLost, MigrationError,
-                      StoreError)
+from ..errors import (ConfigError, DimensionMismatch, DocumentConflict, DuplicateFact, InputError, LeaseLost,
+                      MigrationError, StoreError)
 from ..model import (AddResult, CoreFile, CoreFileVersion, DatasetSummary, Document, Entity, Episode, Fact, Job,
                      Note, Scope)
 from ..transfer import RECORDS
@@ -368,6 +368,9 @@ class SQLiteStore(Store):
                 raise
             except sqlite3.Error as exc:
                 raise StoreError(f"SQLite error on {self.path}: {exc}") from exc
+            except UnicodeEncodeError as exc:  # the caller's text, not the database
+                raise InputError(f"text holds an unpaired surrogate (U+{ord(exc.object[exc.start]):04X}); "
+                                 "pass valid Unicode") from None
 
     # -- metadata ----------------------------------------------------------------
     def embedding_dim(self) -> int | None:
@@ -830,11 +833,12 @@ class SQLiteStore(Store):
         return _job(rows[0]) if rows else None
 
     def count_jobs(self, statuses: tuple[str, ...], project: str | None = None,
-                   environment: str | None = None) -> int:
+                   environment: str | None = None, dataset: str | None = None) -> int:
         marks = ",".join("?" * len(statuses))
         return self._q(f"SELECT count(*) FROM jobs WHERE status IN ({marks})"
-                       " AND (? IS NULL OR project = ?) AND (? IS NULL OR environment = ?)",
-                       (*statuses, project, project, environment, environment))[0][0]
+                       " AND (? IS NULL OR project = ?) AND (? IS NULL OR environment = ?)"
+                       " AND (? IS NULL OR dataset = ?)",
+                       (*statuses, project, project, environment, environment, dataset, dataset))[0][0]
 
     def list_jobs(self, project: str, environment: str, dataset: str | None = None, status: str | None = None,
                   limit: int = 50, offset: int = 0) -> list[Job]:
