@@ -27,6 +27,7 @@ class Settings(BaseModel):
     permission_read: str = "ai.read"            # owner, admin, member
     permission_admin: str = "ai.admin"          # owner, admin: change organization memory
     max_render: int = Field(8_000, gt=0)         # core.render cuts here, with a marker
+    max_body_bytes: int = Field(4_000_000, gt=0)  # the server refuses larger request bodies (import excepted)
     note_dedupe_threshold: float = Field(0.92, ge=0, le=1)
     one_value_predicates: tuple[str, ...] = ()
     many_value_predicates: tuple[str, ...] = ()
@@ -56,7 +57,7 @@ class Settings(BaseModel):
         for name in ("project", "environment", "max_text_chars", "entity_threshold", "dedup_threshold",
                      "predicate_threshold", "retrieval_floor", "context_budget_chars", "context_budget_unit", "onnx_threads",
                      "worker_threads", "job_lease_seconds",
-                     "max_note_chars", "note_dedupe_threshold", "max_core_chars", "max_render", "permission_read", "permission_admin", "llm_base_url", "llm_model", "llm_api_key",
+                     "max_note_chars", "note_dedupe_threshold", "max_core_chars", "max_render", "max_body_bytes", "permission_read", "permission_admin", "llm_base_url", "llm_model", "llm_api_key",
                      "llm_timeout", "anthropic_base_url", "anthropic_api_key", "anthropic_model"):
             key = f"KENNING_{name.upper()}"
             if env.get(key):

@@ -112,9 +112,12 @@ def test_oversize_texts_are_413_and_nothing_is_stored(live, http, size):
     # A note is held to its own, smaller limit; the memory tool answers with its error text.
     refused(live, lambda: http.post(f"/v1/datasets/{DATASET}/notes", json={"text": text}), 413, "TOO_LARGE")
     before = counts(live.memory)
-    r = http.post(f"/v1/datasets/{DATASET}/memory_tool",
-                  json={"command": {"command": "create", "path": "/memories/big.md", "file_text": text}})
-    assert r.status_code == 200 and r.json()["is_error"] and "at most" in r.json()["content"]
+    tool = {"command": {"command": "create", "path": "/memories/big.md", "file_text": text}}
+    if size > live.memory.settings.max_body_bytes:   # the server refuses the body before the tool sees it
+        refused(live, lambda: http.post(f"/v1/datasets/{DATASET}/memory_tool", json=tool), 413, "TOO_LARGE")
+    else:
+        r = http.post(f"/v1/datasets/{DATASET}/memory_tool", json=tool)
+        assert r.status_code == 200 and r.json()["is_error"] and "at most" in r.json()["content"]
     assert counts(live.memory) == before
 
 
@@ -125,10 +128,13 @@ def test_a_text_of_exactly_the_limit_is_kept(live, http):
     assert r.json()["status"] == "stored"
 
 
-def test_a_multi_megabyte_body_of_many_fields_is_answered(live, http):
-    body = {f"field{i}": "x" * 10 for i in range(200_000)} | {"text": "I like tea.", "dataset": "wide"}
+def test_a_multi_megabyte_body_of_many_fields_is_answered_up_to_the_body_limit(live, http):
+    body = {f"field{i}": "x" * 10 for i in range(120_000)} | {"text": "I like tea.", "dataset": "wide"}
+    assert 3_000_000 < len(json.dumps(body)) < live.memory.settings.max_body_bytes
     r = http.post("/v1/memory/add", content=json.dumps(body), headers=JSON)
     assert r.status_code == 200, r.text[:300]  # unknown fields are ignored, the rest is served
+    body = {f"field{i}": "x" * 10 for i in range(200_000)} | {"text": "I like coffee.", "dataset": "wide"}
+    refused(live, lambda: http.post("/v1/memory/add", content=json.dumps(body), headers=JSON), 413, "TOO_LARGE")
 
 
 # -- bodies that are not JSON, not UTF-8 or not text -------------------------------------------

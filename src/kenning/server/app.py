@@ -27,6 +27,7 @@ from ..model import (AddResult, CoreFile, CoreFileVersion, DatasetPage, Document
 from ..recall import RecallResult
 from .access import memory_for
 from .dashboard import create_dashboard, is_page
+from .limits import BodyLimit
 from .auth import Auth, Principal
 from .errors import body, status_of
 
@@ -497,6 +498,7 @@ def create_app(memory: Memory, auth: Auth) -> FastAPI:
         token, exp = auth.tokens.mint(p.project, p.environment, b.dataset, b.role, b.expires_in)
         return TokenResult(token=token, expires_at=exp)
 
+    app.add_middleware(BodyLimit, max_bytes=memory.settings.max_body_bytes)
     app.mount("/static", static, name="static")
     app.include_router(router)
     return app
