@@ -1,11 +1,14 @@
 """A real kenning server on loopback (uvicorn in a thread), shared by the HTTP tests."""
 from __future__ import annotations
 
+import os
 import socket
 import threading
 import time
+from contextlib import contextmanager
 
 import httpx
+import pytest
 import uvicorn
 
 from kenning import Memory
@@ -38,3 +41,15 @@ class LiveServer:
     def client(self, token: str | None = None) -> httpx.Client:
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         return httpx.Client(base_url=self.url, headers=headers, timeout=30)
+
+
+@contextmanager
+def module_server(make_memory, home):
+    """A LiveServer that outlives one test, on ``make_memory()`` built with the KENNING_ variables
+    cleared and KENNING_HOME at ``home`` for its whole life (the suite's conftest does so per test only)."""
+    with pytest.MonkeyPatch.context() as mp:
+        for key in [k for k in os.environ if k.startswith("KENNING_")]:
+            mp.delenv(key)
+        mp.setenv("KENNING_HOME", str(home))
+        with LiveServer(make_memory()) as server:
+            yield server

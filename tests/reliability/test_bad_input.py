@@ -11,13 +11,11 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 
-from pathlib import Path
 
 import numpy as np
 import pytest
-from live_server import LiveServer
+from live_server import LiveServer, module_server
 
 from kenning import Memory
 from kenning.errors import DimensionMismatch, EmbeddingError, NonFiniteVector
@@ -25,15 +23,6 @@ from kenning.errors import DimensionMismatch, EmbeddingError, NonFiniteVector
 LIMIT = 100_000
 DATASET = "sam"
 JSON = {"content-type": "application/json"}
-
-
-@pytest.fixture(scope="module")
-def hash_embedder(request):
-    """The suite's fake embedder plugin class (tests/conftest.py), for a module-scoped server: the
-    ``hash_embedder_cls`` fixture is per test, and ``import conftest`` may find another conftest."""
-    root = Path(__file__).resolve().parents[1] / "conftest.py"
-    return next(p for p in request.config.pluginmanager.get_plugins()
-                if getattr(p, "__file__", None) and Path(p.__file__).resolve() == root).HashEmbedder
 
 
 def counts(mem: Memory) -> dict[str, int]:
@@ -55,13 +44,10 @@ def _seed(mem: Memory) -> None:
 @pytest.fixture(scope="module")
 def live(tmp_path_factory, hash_embedder):
     """One seeded development-mode server (module scope: the conftest's env cleaning is per test)."""
-    with pytest.MonkeyPatch.context() as mp:
-        for key in [k for k in os.environ if k.startswith("KENNING_")]:
-            mp.delenv(key)
-        mp.setenv("KENNING_HOME", str(tmp_path_factory.mktemp("kenning-home")))
-        with LiveServer(Memory(":memory:", embedder=hash_embedder(16))) as server:
-            _seed(server.memory)
-            yield server
+    with module_server(lambda: Memory(":memory:", embedder=hash_embedder(16)),
+                       tmp_path_factory.mktemp("kenning-home")) as server:
+        _seed(server.memory)
+        yield server
 
 
 @pytest.fixture

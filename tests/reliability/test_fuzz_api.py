@@ -29,12 +29,11 @@ import time
 import zlib
 from collections import Counter
 from collections.abc import Mapping
-from pathlib import Path
 
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, settings
-from live_server import LiveServer
+from live_server import module_server
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import response_schema_conformance
 
@@ -82,48 +81,36 @@ def _spec() -> dict:
 
 
 schema = schemathesis.openapi.from_dict(_spec())
-
-
-@pytest.fixture(scope="module")
-def hash_embedder(request):
-    """The suite's fake embedder plugin class (tests/conftest.py), for a module-scoped server: the
-    ``hash_embedder_cls`` fixture is per test, and ``import conftest`` may find another conftest."""
-    root = Path(__file__).resolve().parents[1] / "conftest.py"
-    return next(p for p in request.config.pluginmanager.get_plugins()
-                if getattr(p, "__file__", None) and Path(p.__file__).resolve() == root).HashEmbedder
 SENT: Counter = Counter()  # (operation, status) → requests, reported at the end
 
 
 @pytest.fixture(scope="module")
 def fuzz_server(tmp_path_factory, hash_embedder):
     """One seeded server for every operation (module scope: the conftest's env cleaning is per test)."""
-    with pytest.MonkeyPatch.context() as mp:
-        for key in [k for k in os.environ if k.startswith("KENNING_")]:
-            mp.delenv(key)
-        mp.setenv("KENNING_HOME", str(tmp_path_factory.mktemp("kenning-home")))
-        # A fake embedder plugin (hashed words, 16 dimensions) exercises every vector path without
-        # the cost of the ONNX model; a worker thread drains add_turn jobs as in production.
-        with LiveServer(Memory(":memory:", embedder=hash_embedder(16))) as live:
-            mem = live.memory
-            facts = []
-            for text in ("I live in Berlin.", "I like chess.", "I work at Acme.", "I live in Lisbon."):
-                facts += mem.add(text, DATASET).memory_ids
-            mem.messages.index(DATASET, "We talked about the trip to Porto.", chat="c1", message_id=MESSAGE_ID)
-            mem.core.write(DATASET, CORE_PATH, "likes tea\nhates mornings\n")
-            mem.documents.write(SCOPE_KEY, DOC_PATH, "a document")
-            mem.add("I live in Oslo.", "doomed")
-            live.seeds = {"fact_id": facts[0], "note_id": mem.notes.save(DATASET, "Works in the Lisbon office").note_id,
-                          "request_id": mem.add_turn(DATASET, "user", "I am allergic to peanuts.").request_id}
-            started = time.monotonic()
-            yield live
-            statuses = Counter()
-            for (_, status), n in SENT.items():
-                statuses[f"{status // 100}xx"] += n
-            if VERBOSE:
-                for key, n in sorted(SENT.items()):
-                    print(key, n)
-            print(f"\nfuzz: {sum(SENT.values())} requests to {len({op for op, _ in SENT})} operations in "
-                  f"{time.monotonic() - started:.1f}s; {dict(sorted(statuses.items()))}")
+    # A fake embedder plugin (hashed words, 16 dimensions) exercises every vector path without
+    # the cost of the ONNX model; a worker thread drains add_turn jobs as in production.
+    with module_server(lambda: Memory(":memory:", embedder=hash_embedder(16)),
+                       tmp_path_factory.mktemp("kenning-home")) as live:
+        mem = live.memory
+        facts = []
+        for text in ("I live in Berlin.", "I like chess.", "I work at Acme.", "I live in Lisbon."):
+            facts += mem.add(text, DATASET).memory_ids
+        mem.messages.index(DATASET, "We talked about the trip to Porto.", chat="c1", message_id=MESSAGE_ID)
+        mem.core.write(DATASET, CORE_PATH, "likes tea\nhates mornings\n")
+        mem.documents.write(SCOPE_KEY, DOC_PATH, "a document")
+        mem.add("I live in Oslo.", "doomed")
+        live.seeds = {"fact_id": facts[0], "note_id": mem.notes.save(DATASET, "Works in the Lisbon office").note_id,
+                      "request_id": mem.add_turn(DATASET, "user", "I am allergic to peanuts.").request_id}
+        started = time.monotonic()
+        yield live
+        statuses = Counter()
+        for (_, status), n in SENT.items():
+            statuses[f"{status // 100}xx"] += n
+        if VERBOSE:
+            for key, n in sorted(SENT.items()):
+                print(key, n)
+        print(f"\nfuzz: {sum(SENT.values())} requests to {len({op for op, _ in SENT})} operations in "
+              f"{time.monotonic() - started:.1f}s; {dict(sorted(statuses.items()))}")
 
 
 def _fill(value, seeds: dict):

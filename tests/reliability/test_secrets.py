@@ -24,7 +24,7 @@ from kenning.extract.openai import OpenAIExtractor
 from kenning.server import auth as auth_mod
 from kenning.server import build, dashboard, server_secret
 from live_server import LiveServer
-from llm_server import Reply, ScriptedServer, error_reply, openai_reply
+from llm_server import ScriptedServer, error_reply, openai_reply
 
 ROOT = Path(__file__).resolve().parents[2]
 KENNING = str(Path(sys.executable).with_name("kenning"))
