@@ -92,3 +92,17 @@ def test_help_exits_cleanly(argv, capsys):
         main(argv)
     assert info.value.code == 0
     assert "usage" in capsys.readouterr().out
+
+
+def test_every_bench_name_maps_to_a_script_of_the_checkout(tmp_path, capsys):
+    from pathlib import Path
+
+    from kenning.cli import BENCHES
+
+    bench = Path(__file__).resolve().parents[1] / "bench"
+    if not bench.is_dir():
+        pytest.skip("bench/ is not in this checkout")
+    assert {"latency", "peers", "locomo", "write"} <= set(BENCHES)
+    assert [name for name, script in BENCHES.items() if not (bench / script).is_file()] == []
+    assert main(["bench", "--bench-dir", str(tmp_path), "write"]) == 1          # a folder without the scripts
+    assert "not found" in capsys.readouterr().err
