@@ -73,7 +73,7 @@ class Memory:
         return super().__new__(cls)
 
     def __init__(self, url: str | None = None, *, settings: Settings | None = None,
-                 embedder: Embedder | str | None = "local", extractor: Extractor | str = "rules",
+                 embedder: Embedder | str | None = "local", extractor: Extractor | str = "parse",
                  project: str | None = None, environment: str | None = None, api_key: str | None = None):
         self.settings = settings or Settings.from_env(project=project, environment=environment)
         self.store = _open_store(url, self.settings)
@@ -84,7 +84,11 @@ class Memory:
         self.embedder: Embedder | None = embedder
         if embedder is not None:
             self.store.check_embedding_model(embedder.name, embedder.dim)
-        if extractor == "rules":
+        if extractor == "parse":
+            from .extract.parse import ParseExtractor
+
+            extractor = ParseExtractor()
+        elif extractor == "rules":
             from .extract.rules import RuleExtractor
 
             extractor = RuleExtractor()

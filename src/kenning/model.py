@@ -8,8 +8,8 @@ from pydantic import BaseModel, ConfigDict, Field, computed_field
 
 ENTITY_TYPES = ("PERSON", "ORG", "PLACE", "PRODUCT", "SKILL", "TOPIC", "EVENT", "FOOD",
                 "ROLE", "CONCEPT", "THING", "DATE")
-FACT_KINDS = ("attribute", "preference", "relationship", "skill", "goal", "plan",
-              "possession", "habit", "trait", "event")
+FACT_KINDS = ("attribute", "relation", "preference", "possession", "skill", "routine", "plan", "event",
+              "relationship", "goal", "habit", "trait")   # the last four: earlier names, still accepted
 MAX_OBJECT_CHARS = 500
 
 

@@ -16,6 +16,7 @@ from datetime import datetime
 
 import numpy as np
 
+from . import conflicts
 from . import predicates as preds
 from . import timeutil
 from .config import Settings
@@ -210,7 +211,7 @@ class WritePipeline:
             if not predicate:
                 rejected.append("empty predicate")
                 continue
-            if not obj and not preds.is_negated(predicate) and predicate != "does":
+            if not obj and not preds.is_negated(predicate) and predicate != "does" and not c.ends:
                 rejected.append(f"empty object for {predicate!r}")
                 continue
             if len(obj) > MAX_OBJECT_CHARS:
@@ -276,15 +277,11 @@ class WritePipeline:
             plan.outcome, plan.note = "rejected", "opinion about something never discussed"
             return
 
+        if plan.cand.ends:
+            self._end(scope, plan, at)
+            return
         slot = self.store.facts_in_slot(scope, [plan.predicate], at)
         same = self._same_value(plan, slot, vectors)
-        if plan.cand.ends:
-            if same is None:
-                plan.outcome, plan.note = "rejected", f"nothing live to end for {plan.predicate!r} {plan.obj!r}"
-                return
-            self.store.update_fact(scope, same.fact_id, valid_until=max(plan.valid_at, same.valid_at))
-            plan.outcome, plan.fact_id = "updated", same.fact_id
-            return
         if same is not None and same.valid_until is None and plan.valid_until is not None and plan.valid_until <= at:
             # "I used to live in Madrid" while Madrid is live: that value has ended.
             self.store.update_fact(scope, same.fact_id, valid_until=max(plan.valid_until, same.valid_at))
@@ -318,6 +315,10 @@ class WritePipeline:
                 contradicted.append(old)
         for old in contradicted:
             self._supersede(scope, old, plan, fact_id, at)
+        if plan.predicate in ("follows diet", "eats"):
+            for old in self._live(scope, at):
+                if old.valid_until is None and conflicts.diet_conflict(plan.predicate, plan.obj, old):
+                    self.store.update_fact(scope, old.fact_id, valid_until=max(plan.valid_at, old.valid_at))
         fact = Fact(
             fact_id=fact_id, predicate=plan.predicate, object=plan.obj, object_is_entity=plan.etype is not None,
             entity_type=plan.etype, text=plan.cand.text, kind=plan.cand.kind, confidence=plan.cand.confidence,
@@ -332,6 +333,22 @@ class WritePipeline:
             return
         plan.fact_id = fact_id
         plan.outcome = "updated" if plan.supersedes else "stored"
+
+    def _live(self, scope: Scope, at: datetime, limit: int = 2000) -> list[Fact]:
+        ids = [fid for fid, _ in self.store.live_fact_ids(scope, at, limit)]
+        return self.store.get_facts(scope, ids) if ids else []
+
+    def _end(self, scope: Scope, plan: _Plan, at: datetime) -> None:
+        """An ending ("I gave up the cello", "we broke up") ends the live facts it names, however
+        they were worded: they get ``valid_until``, never ``invalid_at`` (they were true until then)."""
+        ended = [f for f in self._live(scope, max(at, plan.valid_at))
+                 if f.valid_until is None and conflicts.ended_by(plan.predicate, plan.obj, f)]
+        if not ended:
+            plan.outcome, plan.note = "rejected", f"nothing live to end for {plan.predicate!r} {plan.obj!r}"
+            return
+        for f in ended:
+            self.store.update_fact(scope, f.fact_id, valid_until=max(plan.valid_at, f.valid_at))
+        plan.outcome, plan.fact_id = "updated", ended[0].fact_id
 
     def _supersede(self, scope: Scope, old: Fact, plan: _Plan, new_id: str, at: datetime) -> None:
         plan.supersedes.append(old.fact_id)

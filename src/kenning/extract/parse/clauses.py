@@ -1,0 +1,165 @@
+"""Clauses of a parsed sentence and what they say about their subject, tense and certainty."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .. import dates
+from . import words as w
+
+USER_WORDS = frozenset({"i", "me", "myself"})
+WE_WORDS = frozenset({"we", "us"})
+CLAUSE_DEPS = frozenset({"ROOT", "conj", "ccomp", "parataxis", "advcl", "xcomp", "relcl", "acl"})
+MODALS = frozenset({"could", "might", "may", "would", "should", "must", "can"})
+
+
+@dataclass
+class Clause:
+    verb: object                   # the head token
+    subject: str                   # user | we | none | you | other | my
+    subj: object | None = None     # the subject token
+    partners: list = field(default_factory=list)   # "me and my girlfriend Sarah": the others of a joint subject
+    negated: bool = False
+    tense: str = "present"         # past | present | future
+    perfect: bool = False
+    progressive: bool = False
+    hypothetical: bool = False
+    question: bool = False
+    request: bool = False          # asked of the assistant ("could you …", "please use …")
+    ended: bool = False            # "not … anymore", "no longer"
+    again: bool = False
+    hedged: bool = False
+    date: dates.DatePhrase | None = None
+    tokens: list = field(default_factory=list)
+
+
+def own_tokens(verb) -> list:
+    """The verb's clause without the clauses hung on it (its conjuncts and subordinates)."""
+    out, todo = [], [verb]
+    while todo:
+        tok = todo.pop()
+        out.append(tok)
+        for c in tok.children:
+            if c.dep_ in ("conj", "ccomp", "parataxis", "advcl", "relcl") and c.pos_ in ("VERB", "AUX"):
+                continue
+            todo.append(c)
+    return sorted(out, key=lambda t: t.i)
+
+
+def clause_heads(sent) -> list:
+    heads = []
+    for tok in sent:
+        if tok.pos_ not in ("VERB", "AUX") and not (tok.dep_ == "ROOT"):
+            continue
+        if tok.pos_ == "AUX" and tok.dep_ not in ("ROOT", "conj", "ccomp", "parataxis", "advcl"):
+            continue
+        if tok.dep_ in CLAUSE_DEPS:
+            heads.append(tok)
+    return heads
+
+
+def _subject_of(verb):
+    for c in verb.children:
+        if c.dep_ in ("nsubj", "nsubjpass", "expl", "csubj"):
+            return c
+    return None
+
+
+def _inherited_subject(verb):
+    """A conjunct, xcomp or advcl without a subject of its own shares its head's."""
+    tok, hops = verb, 0
+    while tok.dep_ in ("conj", "xcomp", "advcl", "acl") and tok.head is not tok and hops < 6:
+        tok = tok.head
+        hops += 1
+        subj = _subject_of(tok)
+        if subj is not None:
+            return subj
+    return None
+
+
+def classify(verb, sent, at) -> Clause:
+    subj = _subject_of(verb)
+    inherited = False
+    if subj is None:
+        subj = _inherited_subject(verb)
+        inherited = subj is not None
+    kind, partners = _subject_kind(subj, verb, sent)
+    if kind == "other" and inherited and verb.dep_ == "xcomp":
+        # "Doctor wants me on iron": the object of the head verb is the subject of its xcomp
+        obj = next((c for c in verb.head.children if c.dep_ == "dobj" and c.lower_ in USER_WORDS), None)
+        kind = "user" if obj is not None else kind
+    c = Clause(verb=verb, subject=kind, subj=subj, partners=partners)
+    c.tokens = own_tokens(verb)
+    low = {t.lower_ for t in c.tokens}
+    aux = [t for t in verb.children if t.dep_ in ("aux", "auxpass")]
+    aux_words = {t.lower_ for t in aux}
+    c.negated = any(t.dep_ == "neg" for t in verb.children) or any(
+        t.lower_ in ("never", "no") and t.dep_ in ("neg", "advmod", "det") and t.head is verb for t in c.tokens)
+    c.ended = bool(low & w.ENDING_ADVERBS) and (c.negated or "no" in low)
+    if "no" in low and "longer" in low:
+        c.ended = True
+    c.again = "again" in low
+    c.perfect = bool(aux_words & {"have", "'ve", "has", "'s", "had", "'d"}) and verb.tag_ == "VBN"
+    c.progressive = verb.tag_ == "VBG"
+    if aux_words & {"will", "'ll", "wo", "shall"} or _going_to(verb):
+        c.tense = "future"
+    elif verb.tag_ == "VBD" or aux_words & {"did", "was", "were"} and verb.tag_ in ("VBN", "VBG", "VBD"):
+        c.tense = "past"
+    elif c.perfect:
+        c.tense = "past"
+    modal = aux_words & MODALS
+    c.hedged = bool(low & w.HEDGES)
+    c.question = sent.text.rstrip().endswith("?") or _inverted(verb)
+    c.hypothetical = bool(modal - {"can"}) or any(t.dep_ == "mark" and t.lower_ in ("if", "unless", "whether")
+                                                   for t in verb.children) or "maybe" in low or "perhaps" in low
+    if "would" in aux_words and verb.lemma_ in ("like", "love", "prefer"):
+        c.hypothetical = False   # "I'd like …", "I'd prefer …": a wish, said plainly
+    c.request = kind == "you" or (kind == "none" and verb.tag_ == "VB" and verb.i == _first_word(sent).i) or (
+        kind == "none" and "please" in low and verb.tag_ == "VB")
+    text = " ".join(t.text for t in c.tokens)
+    tense = "past" if c.tense == "past" else ("future" if c.tense == "future" or c.progressive else "present")
+    c.date = dates.find(text, at, tense)
+    return c
+
+
+def _first_word(sent):
+    for t in sent:
+        if not (t.is_punct or t.pos_ in ("INTJ",) or t.lower_ in ("please", "pls", "ok", "okay", "so", "and",
+                                                                    "also", "btw", "oh", "hey", "just")):
+            return t
+    return sent[0]
+
+
+def _going_to(verb) -> bool:
+    head = verb.head
+    return verb.dep_ == "xcomp" and head.lower_ == "going" and any(c.lower_ == "to" for c in verb.children)
+
+
+def _inverted(verb) -> bool:
+    """"do you …", "can you …": an auxiliary before the subject opens a question."""
+    subj = _subject_of(verb)
+    aux = [t for t in verb.children if t.dep_ in ("aux",) and t.i < verb.i]
+    return bool(subj is not None and aux and aux[0].i < subj.i and aux[0].i == verb.sent.start)
+
+
+def _subject_kind(subj, verb, sent):
+    if subj is None:
+        first = _first_word(sent)
+        if verb.dep_ == "ROOT" or verb.i <= first.i + 2 or verb.dep_ in ("conj", "parataxis"):
+            return "none", []
+        return "other", []
+    low = subj.lower_
+    if low in USER_WORDS:
+        partners = [c for c in subj.children if c.dep_ == "conj"]
+        return "user", partners
+    if low in WE_WORDS:
+        return "we", []
+    if low in ("you", "u"):
+        return "you", []
+    # "Kenji and I", "me and my girlfriend Sarah", "My wife Margaret and I"
+    parts = [subj] + [c for c in subj.subtree if c.dep_ == "conj" and c.head.i in (subj.i,) or
+                      (c.dep_ == "conj" and c.head.dep_ == "conj")]
+    if any(p.lower_ in USER_WORDS for p in parts):
+        return "user", [p for p in parts if p.lower_ not in USER_WORDS]
+    if any(c.dep_ == "poss" and c.lower_ in ("my", "our") for c in subj.children):
+        return "my", []
+    return "other", []

@@ -1,0 +1,534 @@
+"""The parse extractor: each message parsed once, facts read clause by clause.
+
+1. ``nlp.clean`` makes the text safe to parse (linear), ``nlp.pieces`` cuts it to parser size;
+2. per sentence: the people and pets in the user's life (``relations``), requests about how the
+   assistant should answer (``settings``), then every clause whose subject is the user ("I", "we",
+   "me and my girlfriend", or none in diary style: "moved to Denver on the 3rd");
+3. per clause: the verb's frame (``frames``), or the copula (identity, age, role, diet, traits,
+   "allergic to"), endings ("quit", "gave up", "sold", "broke up", "died", "not … anymore"), and
+   otherwise a routine (present) or a dated event (past);
+4. the gate: questions, hypotheticals, other people's doings, pronoun and abstract objects and
+   long objects store nothing; hedged statements keep a lower confidence.
+"""
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from .. import dates
+from ..base import Candidate, Extractor
+from . import frames as fr
+from . import nlp
+from . import phrases as ph
+from . import words as w
+from .clauses import Clause, classify, clause_heads
+from .facts import make, third
+from .relations import relations
+from .settings import requests
+
+MAX_OBJECT_WORDS = 7
+
+
+class ParseExtractor(Extractor):
+    """Offline, deterministic, English; the embedded default."""
+
+    name = "parse"
+
+    def __init__(self):
+        self._nlp = nlp.load()
+
+    def extract(self, text: str, *, at: datetime, context: list[str] | None = None,
+                known_entities: list[str] | None = None) -> list[Candidate]:
+        return self.extract_many([text], at=[at])[0]
+
+    def extract_many(self, texts: list[str], *, at: list[datetime]) -> list[list[Candidate]]:
+        """Several messages in one parser batch (the queue workers' path)."""
+        cleaned = [nlp.pieces(nlp.clean(t)) for t in texts]
+        flat = [p for ps in cleaned for p in ps]
+        docs = iter(self._nlp.pipe(flat, batch_size=64))
+        out = []
+        for ps, when in zip(cleaned, at):
+            cands: list[Candidate] = []
+            for _ in ps:
+                doc = next(docs)
+                for sent in doc.sents:
+                    cands.extend(_sentence(sent, when))
+            out.append(_unique(cands))
+        return out
+
+
+def _sentence(sent, at: datetime) -> list[Candidate]:
+    if len(sent) < 2 and not any(t.is_alpha for t in sent):
+        return []
+    quote = sent.text.strip()
+    out: list[Candidate] = []
+    heads = clause_heads(sent)
+    clauses = [classify(v, sent, at) for v in heads]
+    question = quote.endswith("?")
+    if any(c.request for c in clauses) or any(c.subject == "you" for c in clauses):
+        out.extend(requests(quote, True))
+    if not question or out:
+        out.extend(relations(sent))
+    births = []
+    for c in clauses:
+        if c.subject in ("user", "we", "none"):
+            if (c.question and c.subject != "none") or c.hypothetical or c.request:
+                continue
+            if c.subject == "none" and c.verb.tag_ == "VB" and c.verb.dep_ == "ROOT":
+                continue   # an imperative
+            got = _clause(c, at)
+        elif c.subject in ("other", "my"):
+            got = _other(c, at, births)
+        else:
+            got = []
+        for cand in got:
+            _date(cand, c, at)
+            if c.hedged:
+                cand.confidence = min(cand.confidence, 0.6)
+        out.extend(got)
+    if not heads or all(c.subject == "other" and c.verb.pos_ != "VERB" for c in clauses):
+        out.extend(_fragment(sent))
+    out.extend(_fragment_job(sent))
+    if births:
+        for cand in out:
+            if cand.kind == "relation" and cand.object in births and not cand.ends:
+                cand.valid_at = cand.valid_at or _clause_date(sent, at)
+        out.append(make("plan", "is expecting", "baby", None, ends=True))
+    kept = []
+    for cand in out:
+        if _gate(cand):
+            cand.source_quote = quote
+            kept.append(cand)
+    return kept
+
+
+def _clause_date(sent, at):
+    phrase = dates.find(sent.text, at, "past")
+    return phrase.when if phrase else None
+
+
+def _date(cand: Candidate, c: Clause, at: datetime) -> None:
+    """Give a candidate its clause's date: when a change happened, a plan starts or an event was."""
+    if cand.valid_at is not None or c.date is None:
+        return
+    when = c.date.when
+    if cand.ends:
+        cand.valid_at = when
+        return
+    if cand.kind == "event" or c.tense == "past" or c.date.direction == "future" or c.date.kind in (
+            "since", "since_year", "for_n", "ago"):
+        if when > at and cand.kind not in ("event",):
+            cand.kind = "plan" if cand.kind in ("attribute", "possession", "relation") else cand.kind
+        cand.valid_at = when
+
+
+def _gate(c: Candidate) -> bool:
+    """Only objects worth a fact: no pronouns, abstractions, empty or runaway objects."""
+    obj = c.object.strip().lower()
+    if c.ends:
+        return True
+    if not obj:
+        return False
+    words = obj.split()
+    if obj in w.PRONOUN_OBJECTS or words[0] in ("what", "how", "why", "when", "where", "who", "whether",
+                                                 "which", "if", "that", "this", "it", "them", "each"):
+        return False
+    if words[-1] in w.ABSTRACT or obj in w.ABSTRACT:
+        return False
+    if len(words) > MAX_OBJECT_WORDS:
+        return False
+    if c.predicate.startswith("is aged"):
+        return obj.isdigit() and 0 < int(obj) < 120
+    return any(ch.isalnum() for ch in obj)
+
+
+# -- one clause about the user ------------------------------------------------------------------
+
+def _clause(c: Clause, at: datetime) -> list[Candidate]:
+    v = c.verb
+    lemma = v.lemma_.lower()
+    prt = next((t.lower_ for t in v.children if t.dep_ == "prt"), None)
+    ended = _ending(c, lemma, prt)
+    if ended is not None:
+        return ended
+    if lemma == "be" or (v.pos_ == "AUX" and v.dep_ == "ROOT"):
+        return _copula(c)
+    if c.negated and not c.ended:
+        return _negative(c, lemma)
+    if c.ended:
+        return [_as_end(x) for x in _positive(c, lemma, prt)]
+    return _positive(c, lemma, prt)
+
+
+def _positive(c: Clause, lemma: str, prt: str | None) -> list[Candidate]:
+    v = c.verb
+    if lemma in ("marry",) or (lemma == "get" and any(t.lower_ == "married" for t in v.children)) or (
+            lemma == "tie" and any(t.lower_ == "knot" for t in v.subtree)):
+        names = [p.text for p in c.partners if ph.is_name(p)]
+        for prep, o in fr._preps(v):
+            if prep == "to" and ph.is_name(o):
+                names.append(o.text)
+        return [make("relation", "is married to", n, "PERSON") for n in names] or [
+            make("event", "got", "married", None, text="user got married")]
+    if lemma in ("date", "see") and c.progressive:
+        names = [t.text for t in v.subtree if ph.is_name(t) and t.i > v.i]
+        return [make("relation", "is dating", n, "PERSON") for n in names[:1]]
+    if lemma == "meet" and any(t.lower_ in ("someone", "somebody") for t in v.children):
+        names = [t.text for t in v.subtree if ph.is_name(t) and t.i > v.i]
+        return [make("relation", "is dating", n, "PERSON") for n in names[:1]]
+    if lemma == "turn":
+        num = next((t for t in v.children if t.like_num and t.dep_ in ("dobj", "attr", "oprd", "npadvmod")), None)
+        if num is not None and c.subject in ("user", "none"):
+            return [make("attribute", "is aged", num.text, None, text=f"user is aged {num.text}")]
+        return []
+    if lemma in ("start", "begin", "take") and (prt in (None, "up")):
+        x = next((t for t in v.children if t.dep_ in ("xcomp",) and t.pos_ == "VERB"), None)
+        if x is not None:
+            inner = classify(x, x.sent, at=None) if False else None
+            sub = Clause(verb=x, subject=c.subject, tense=c.tense, date=c.date, again=c.again)
+            got = _positive(sub, x.lemma_.lower(), None)
+            return got or ([] if x.lemma_ in w.EVENT_STOP else fr.intransitive(sub, x))
+    if lemma in fr.JOB_START:
+        jobs = fr.job_start(c, v)
+        if jobs:
+            return jobs
+    if lemma in ("adopt", "rescue", "get", "buy") and _pet_object(v):
+        return []   # relations() names the pet
+    if lemma == "retire" and c.tense == "past":
+        return [make("attribute", "is", "retired", None, text="user is retired")]
+    if lemma == "diagnose":
+        return [make("attribute", "has condition", ph.phrase(o), None)
+                for p, o in fr._preps(v) if p == "with"]
+    if lemma in fr.FRAMES:
+        return fr.FRAMES[lemma](c, v)
+    if lemma in fr.LIKE:
+        return fr.like(c, v, fr.LIKE[lemma])
+    if lemma == "go" and c.tense != "past":
+        x = next((t for t in v.children if t.tag_ == "VBG" and t.dep_ in ("xcomp", "advcl", "dobj")), None)
+        if x is not None:
+            return [make("routine", "does", x.lower_, "SKILL", text=f"user goes {x.lower_}")]
+        for prep, o in fr._preps(v):
+            if prep == "to" and o.lemma_ not in ("bed", "sleep", "work", "school", "doctor"):
+                return [make("routine", "goes to", ph.phrase(o), ph.entity_type(o, "PLACE"))]
+        return []
+    if lemma in ("buy", "purchase", "get") and c.tense == "past":
+        obj = fr._dobj(v)
+        if obj is not None and obj.lemma_ not in w.ABSTRACT and obj.pos_ in ("NOUN", "PROPN"):
+            return [make("possession", "owns", ph.phrase(obj), ph.entity_type(obj, "PRODUCT"))]
+    if c.tense == "past" and not c.perfect or (c.perfect and c.date is not None):
+        return _event(c, lemma, prt)
+    if lemma in fr.SIMPLE:
+        return fr.simple(c, v, *fr.SIMPLE[lemma])
+    if lemma in fr.INTRANSITIVE and fr._dobj(v) is None:
+        return fr.intransitive(c, v)
+    if c.tense == "present" and not c.progressive and lemma not in w.EVENT_STOP:
+        obj = fr._dobj(v)
+        if obj is not None and obj.pos_ in ("NOUN", "PROPN"):
+            pred = third(lemma) + (f" {prt}" if prt else "")
+            return [make("routine", pred, ph.phrase(obj), ph.entity_type(obj, "THING"))]
+    return []
+
+
+def _pet_object(v) -> bool:
+    obj = fr._dobj(v)
+    return obj is not None and (obj.lemma_ in w.PET_NOUNS or obj.lower_ in w.PET_NOUNS) and bool(ph.names_near(obj))
+
+
+def _event(c: Clause, lemma: str, prt: str | None) -> list[Candidate]:
+    """A past occurrence with its date: "ran my first 10k last weekend" → ran · first 10k."""
+    v = c.verb
+    if lemma in w.EVENT_STOP and lemma not in ("go", "have", "take", "do", "make", "get"):
+        return []
+    word = v.lower_ if v.tag_ in ("VBD", "VBN") else lemma
+    obj = fr._dobj(v)
+    pred = word + (f" {prt}" if prt else "")
+    if obj is None or obj.pos_ not in ("NOUN", "PROPN", "NUM"):
+        for prep, o in fr._preps(v):
+            if o.pos_ in ("NOUN", "PROPN") and o.lemma_ not in w.TIME_NOUNS and not (
+                    o.ent_type_ in ("DATE", "TIME")):
+                pred, obj = f"{pred} {prep}", o
+                break
+        else:
+            return []
+    if obj is None or obj.lower_ in w.PRONOUN_OBJECTS:
+        return []
+    if lemma in ("have", "get", "do", "make", "take") and obj.lemma_ in w.ABSTRACT:
+        return []
+    text = " ".join(t.text for t in c.tokens if not t.is_punct and t.ent_type_ not in ("DATE", "TIME")
+                    and t.dep_ not in ("nsubj", "aux", "cc", "intj", "discourse"))
+    return [make("event", pred, ph.phrase(obj), None, text=f"user {text}".strip())]
+
+
+def _as_end(cand: Candidate) -> Candidate:
+    cand.ends = True
+    return cand
+
+
+def _negative(c: Clause, lemma: str) -> list[Candidate]:
+    """"I don't eat meat", "I never drink": a negated preference or habit."""
+    v = c.verb
+    if lemma in ("eat", "drink", "smoke", "drive", "like", "enjoy", "speak", "play", "own", "have", "use",
+                 "watch", "vape", "drive", "celebrate", "wear"):
+        obj = fr._dobj(v)
+        pred = "does not " + lemma
+        if lemma in ("like", "enjoy"):
+            got = fr.like(c, v, "dislikes")
+            return got
+        if obj is not None:
+            return [make("preference", pred, ph.phrase(x), ph.entity_type(x, "FOOD" if lemma in ("eat", "drink")
+                                                                               else "THING"))
+                    for x in ph.conjuncts(obj)]
+        if lemma in ("drink", "smoke", "vape"):
+            thing = {"drink": "alcohol", "smoke": "cigarettes", "vape": "vapes"}[lemma]
+            return [make("routine", pred, thing, None, text=f"user {pred}")]
+    return []
+
+
+def _ending(c: Clause, lemma: str, prt: str | None) -> list[Candidate] | None:
+    """"quit smoking", "gave up the cello", "left Deloitte", "sold my Jeep", "stopped eating fish",
+    "we broke up": ends the live fact it contradicts, whatever its predicate (the write path matches)."""
+    v = c.verb
+    if c.tense == "future" or c.hypothetical:
+        return None
+    phrasal = (lemma, prt)
+    if lemma in w.BREAKUP_VERBS or phrasal in w.BREAKUP_PHRASAL or (lemma == "split" and c.subject in ("we", "user")):
+        names = [p.text for p in c.partners if ph.is_name(p)]
+        for prep, o in fr._preps(v):
+            if prep == "with" and ph.is_name(o):
+                names.append(o.text)
+        return [make("relation", "has partner", n.lower(), None, ends=True) for n in names] or [
+            make("relation", "has partner", "", None, ends=True)]
+    if lemma not in w.END_VERBS and phrasal not in w.END_PHRASAL:
+        return None
+    if c.negated:
+        return None
+    if lemma == "lose" and not _pet_or_person_obj(v):
+        return None
+    if lemma == "get" and prt is None:
+        return None
+    out = []
+    x = next((t for t in v.children if t.dep_ in ("xcomp", "dobj", "pcomp") and t.tag_ == "VBG"), None)
+    if x is not None:   # "stopped eating red meat", "quit smoking"
+        obj = fr._dobj(x)
+        thing = ph.phrase(obj) if obj is not None else x.lower_
+        out.append(make("routine", "does", thing if obj is not None else x.lower_, None, ends=True,
+                        text=f"user stopped {x.lower_}{' ' + thing if obj is not None else ''}"))
+        if obj is not None and x.lemma_ in ("eat", "drink", "use", "take"):
+            out.append(make("preference", f"does not {x.lemma_}", thing, ph.entity_type(obj, "FOOD")))
+        elif obj is None and x.lemma_ in ("drink", "smoke", "vape"):
+            thing = {"drink": "alcohol", "smoke": "cigarettes", "vape": "vapes"}[x.lemma_]
+            out.append(make("routine", f"does not {x.lemma_}", thing, None, text=f"user does not {x.lemma_}"))
+        return out
+    obj = fr._dobj(v)
+    if obj is None:
+        for prep, o in fr._preps(v):
+            if prep in ("from", "at", "with"):
+                obj = o
+                break
+    if obj is None:
+        if lemma == "retire":
+            return [make("attribute", "is", "retired", None, text="user is retired")]
+        return []
+    thing = ph.phrase(obj)
+    if obj.lemma_ in w.JOB_NOUNS:
+        orgs = [o for p, o in fr._preps(obj) if p in ("at", "with")]
+        if not orgs:
+            return [make("attribute", "works at", "", None, ends=True)]
+        thing = ph.phrase(orgs[0])
+    if lemma == "leave" and obj.lemma_ in ("home", "house", "party", "office", "work"):
+        return []
+    pred = "works at" if lemma in ("leave", "resign") else "has"
+    out.append(make("attribute" if pred == "works at" else "possession", pred, thing, None, ends=True,
+                    text=f"user {v.lower_} {thing}"))
+    return out
+
+
+def _pet_or_person_obj(v) -> bool:
+    obj = fr._dobj(v)
+    return obj is not None and (obj.lemma_ in w.PET_NOUNS or obj.lemma_ in w.RELATION_NOUNS or ph.is_name(obj))
+
+
+def _copula(c: Clause) -> list[Candidate]:
+    """"I'm Dan", "I'm 31", "I'm a nurse at St. Mary's", "I'm vegan", "I'm allergic to peanuts"."""
+    v = c.verb
+    out = []
+    attrs = [t for t in v.children if t.dep_ in ("attr", "acomp", "oprd")]
+    for a in attrs:
+        for item in ph.conjuncts(a):
+            out.extend(_copula_value(c, item))
+    for p, o in fr._preps(v):
+        if p == "from":
+            out.append(make("attribute", "is from", ph.phrase(_place_in_or(o)), "PLACE"))
+        elif p == "on" and o.pos_ in ("NOUN", "PROPN") and o.lower_ not in w.PRONOUN_OBJECTS and (
+                o.lemma_ in ("medication", "tablet", "pill") or o.text[:1].islower() and
+                any(k in o.lower_ for k in ("ine", "ol", "pine", "statin", "iron", "pril", "zole", "mab"))):
+            out.append(make("attribute", "takes", ph.phrase(o), None, text=f"user takes {ph.phrase(o)}"))
+    if c.negated:
+        if c.ended:
+            return [_as_end(x) for x in out]
+        return [_negate(x) for x in out if x.predicate != "is named"]
+    return out
+
+
+def _place_in_or(o):
+    return fr._place_in(o)
+
+
+def _negate(cand: Candidate) -> Candidate:
+    cand.predicate = fr._neg(cand.predicate)
+    cand.text = f"user {cand.predicate} {cand.object}"
+    return cand
+
+
+def _copula_value(c: Clause, a) -> list[Candidate]:
+    low = a.lower_
+    lemma = a.lemma_.lower()
+    if a.like_num and a.dep_ in ("attr", "acomp") and c.subject != "we":
+        return [make("attribute", "is aged", a.text, None, text=f"user is aged {a.text}")]
+    if a.pos_ == "PROPN" and a.ent_type_ in ("PERSON", "") and c.subject == "user" and a.dep_ == "attr" and \
+            not any(t.dep_ == "det" for t in a.children):
+        out = [make("attribute", "is named", a.text, None, text=f"user is named {a.text}")]
+        out.extend(_appositives(a))
+        return out
+    if low in w.DIETS or lemma in w.DIETS:
+        return [make("attribute", "follows diet", low, None, text=f"user is {low}")]
+    if a.pos_ == "ADJ" or a.dep_ == "acomp":
+        pred = w.ADJ_PREP.get(low)
+        if pred:
+            out = []
+            for p, o in fr._preps(a):
+                for item in ph.conjuncts(o):
+                    etype = ph.entity_type(item, w.ADJ_PREP_TYPE.get(pred, "THING"))
+                    if pred == "is married to" and not ph.is_name(item):
+                        continue
+                    out.append(make("relation" if "PERSON" == etype else "attribute", pred, ph.phrase(item), etype))
+            if not out and pred == "is married to" and c.subject == "user":
+                out = [make("relation", "is married to", p.text, "PERSON") for p in c.partners if ph.is_name(p)]
+            if not out and low == "married":
+                out = [make("attribute", "has relationship status", "married", None, text="user is married")]
+            return out
+        if low in w.TRAIT_ADJECTIVES:
+            return [make("attribute", "is", low, None, text=f"user is {low}")]
+        return []
+    if a.pos_ in ("NOUN", "PROPN") and a.dep_ == "attr":
+        if lemma == "fan":
+            return [make("preference", "likes", ph.phrase(o), ph.entity_type(o, "THING"))
+                    for p, o in fr._preps(a) if p == "of"]
+        text = ph.phrase(a, keep_of=False)
+        if lemma in w.ROLES or text.lower() in w.ROLES or low.endswith(w.ROLE_SUFFIXES) and a.pos_ == "NOUN":
+            out = [make("attribute", "works as", text, "ROLE")]
+            for p, o in fr._preps(a):
+                if p in ("at", "for", "with") and o.lemma_ not in w.TIME_NOUNS:
+                    out.append(make("attribute", "works at", ph.phrase(o), "ORG"))
+                elif p == "in" and o.ent_type_ in ("GPE", "LOC"):
+                    out.append(make("attribute", "lives in", ph.phrase(o), "PLACE"))
+            return out
+    return []
+
+
+def _appositives(name) -> list[Candidate]:
+    """"I'm Dan, 31, data analyst at Indeed": age and role listed after the name."""
+    out = []
+    for t in name.subtree:
+        if t is name:
+            continue
+        if t.like_num and t.head is name and t.dep_ in ("nummod", "appos", "npadvmod"):
+            out.append(make("attribute", "is aged", t.text, None, text=f"user is aged {t.text}"))
+        elif t.dep_ == "appos" and t.pos_ == "NOUN":
+            out.extend(_role_phrase(t))
+    return out
+
+
+def _role_phrase(t) -> list[Candidate]:
+    out = [make("attribute", "works as", ph.phrase(t, keep_of=False), "ROLE")]
+    for p, o in fr._preps(t):
+        if p in ("at", "for", "with"):
+            out.append(make("attribute", "works at", ph.phrase(o), "ORG"))
+        elif p == "in" and (o.ent_type_ in ("GPE", "LOC") or o.pos_ == "PROPN"):
+            out.append(make("attribute", "lives in", ph.phrase(o), "PLACE"))
+    # "here in Austin" hangs on the verb
+    for s in t.sent:
+        if s.lower_ == "here":
+            for p, o in fr._preps(s):
+                if p == "in":
+                    out.append(make("attribute", "lives in", ph.phrase(o), "PLACE"))
+    return out
+
+
+def _fragment(sent) -> list[Candidate]:
+    """A verbless introduction: "Lucas, 35, sous-chef at Bistrot Garance in Lyon"."""
+    out = []
+    toks = [t for t in sent if not t.is_punct]
+    if not toks or len(toks) > 20:
+        return out
+    first_name = next((t for t in toks[:3] if ph.is_name(t) and t.ent_type_ == "PERSON"), None)
+    if first_name is None:
+        return out
+    out.append(make("attribute", "is named", first_name.text, None, text=f"user is named {first_name.text}"))
+    for t in sent:
+        if t.like_num and t.i <= first_name.i + 3 and t.text.isdigit() and 0 < int(t.text) < 120:
+            out.append(make("attribute", "is aged", t.text, None, text=f"user is aged {t.text}"))
+        elif t.pos_ == "NOUN" and (t.lemma_ in w.ROLES or t.lower_.endswith(w.ROLE_SUFFIXES)) and \
+                any(p.lower_ in ("at", "for") for p in t.children):
+            out.extend(_role_phrase(t))
+    return out
+
+
+def _fragment_job(sent) -> list[Candidate]:
+    """"first week at Spotify done", "2 weeks in at EA": a new job, said in passing."""
+    out = []
+    for t in sent:
+        if t.lemma_ in ("day", "week", "month") and any(c.lower_ in ("first", "1st", "second") or c.like_num
+                                                         for c in t.children):
+            for p in t.children:
+                if p.dep_ == "prep" and p.lower_ in ("at", "as"):
+                    for o in p.children:
+                        if o.dep_ == "pobj" and o.pos_ in ("PROPN", "NOUN"):
+                            pred, et = ("works at", "ORG") if p.lower_ == "at" else ("works as", "ROLE")
+                            out.append(make("attribute", pred, ph.phrase(o), et))
+                            for p2, o2 in fr._preps(o):
+                                if p2 == "at":
+                                    out.append(make("attribute", "works at", ph.phrase(o2), "ORG"))
+    return out
+
+
+def _other(c: Clause, at: datetime, births: list) -> list[Candidate]:
+    """Someone else's clause that still changes the user's facts: a pet or person who died, a
+    child born, a partner who proposed, "my back is bad"."""
+    v = c.verb
+    lemma = v.lemma_.lower()
+    subj = c.subj
+    if subj is None:
+        return []
+    prt = next((t.lower_ for t in v.children if t.dep_ == "prt"), None)
+    subject_words = [t for t in subj.subtree]
+    name = next((t for t in subject_words if ph.is_name(t)), None)
+    if lemma in w.DEATH_VERBS and (lemma != "pass" or prt == "away" or any(t.lower_ == "away" for t in v.subtree)):
+        target = name.text.lower() if name is not None else ph.phrase(subj).lower()
+        return [make("relation", "has", target, None, ends=True, text=f"{target} died")]
+    if lemma == "put" and any(t.lower_ == "sleep" for t in v.subtree) or lemma == "have" and any(
+            t.lemma_ == "put" and any(g.lower_ == "sleep" for g in t.subtree) for t in v.subtree):
+        for t in v.subtree:
+            if ph.is_name(t) and t.i > v.i:
+                return [make("relation", "has", t.lower_, None, ends=True, text=f"{t.lower_} died")]
+    if lemma == "bear" and v.tag_ == "VBN" and name is not None:
+        births.append(name.text.lower())
+        return []
+    if lemma == "propose" and name is not None:
+        return [make("relation", "is engaged to", name.text, "PERSON")]
+    if c.subject == "my" and lemma == "be" and subj.lemma_ not in w.RELATION_NOUNS and subj.lemma_ not in w.PET_NOUNS:
+        adj = next((t for t in v.children if t.dep_ == "acomp" and t.pos_ == "ADJ"), None)
+        if adj is not None and adj.lower_ in ("high", "low", "bad", "weak", "poor") and subj.pos_ == "NOUN":
+            what = ph.phrase(subj)
+            return [make("attribute", "has condition", f"{adj.lower_} {what}", None,
+                         text=f"user has {adj.lower_} {what}")]
+    return []
+
+
+def _unique(cands: list[Candidate]) -> list[Candidate]:
+    seen, out = set(), []
+    for c in cands:
+        key = (c.predicate, c.object.lower(), c.ends)
+        if key not in seen:
+            seen.add(key)
+            out.append(c)
+    return out

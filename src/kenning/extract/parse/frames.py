@@ -1,0 +1,277 @@
+"""Verb frames: what a first-person clause with a given verb says, as candidates.
+
+A frame reads the clause's verb, its particle, its objects and its prepositional phrases and
+words the fact ("I work at Amazon in Seattle as a product manager" → works at · amazon, works
+in · seattle, works as · product manager). A verb without a frame still yields a routine
+(present tense, with an object) or an event (past tense, with an object and its date).
+"""
+from __future__ import annotations
+
+from . import phrases as ph
+from . import words as w
+from .clauses import Clause
+from .facts import make, third
+
+PLACE_PREPS = ("to", "into", "in", "back")
+
+
+def _children(tok, deps):
+    return [c for c in tok.children if c.dep_ in deps]
+
+
+def _preps(verb) -> list[tuple[str, object]]:
+    """(preposition, object head) pairs hung on the verb, "to the Plateau", "at Amazon"."""
+    out = []
+    for p in _children(verb, ("prep", "dative", "agent")):
+        for o in _children(p, ("pobj", "pcomp")):
+            out.append((p.lower_, o))
+        for pp in _children(p, ("prep",)):      # "out of", "back to"
+            for o in _children(pp, ("pobj",)):
+                out.append((f"{p.lower_} {pp.lower_}", o))
+    prt = _children(verb, ("prt",))
+    if prt and prt[0].lower_ in ("back", "over", "away"):
+        for p in _children(verb, ("prep",)):
+            for o in _children(p, ("pobj",)):
+                out.append((p.lower_, o))
+    return out
+
+
+def _dobj(verb):
+    objs = _children(verb, ("dobj", "attr", "oprd"))
+    return objs[0] if objs else None
+
+
+def _place_in(head):
+    """The most specific named place in a phrase: "an apartment in Denver" → Denver."""
+    if head.ent_type_ in ("GPE", "LOC", "FAC") or head.pos_ == "PROPN":
+        return head
+    for t in head.subtree:
+        if t.ent_type_ in ("GPE", "LOC", "FAC") and t.pos_ == "PROPN" and t.dep_ in ("pobj", "compound", "appos"):
+            return t.head if t.dep_ == "compound" and t.head.pos_ == "PROPN" else t
+    for t in head.subtree:
+        if t.dep_ == "pobj" and t.head.lower_ in ("in", "on") and t.pos_ in ("PROPN", "NOUN") and t is not head:
+            return t
+    return head
+
+
+def _obj_text(head) -> str:
+    return ph.phrase(head)
+
+
+def _listed(head, predicate, kind, etype, clause, text_fmt=None, **kw):
+    out = []
+    for item in ph.conjuncts(head):
+        obj = _obj_text(item)
+        if obj:
+            out.append(make(kind, predicate, obj, ph.entity_type(item, etype) if etype else None,
+                            text=text_fmt.format(obj) if text_fmt else None, **kw))
+    return out
+
+
+def _neg(predicate: str) -> str:
+    words = predicate.split(" ", 1)
+    if words[0] in ("is", "has"):
+        return f"{words[0]} not {words[1]}" if len(words) > 1 else predicate
+    from ...predicates import _base_form
+    return "does not " + _base_form(words[0]) + (" " + words[1] if len(words) > 1 else "")
+
+
+def work(clause: Clause, verb) -> list:
+    out = []
+    for prep, o in _preps(verb):
+        if prep in ("at", "for", "with"):
+            if o.lower_ in ("home", "night", "nights", "weekends"):
+                continue
+            out.append(make("attribute", "works at", _obj_text(o), "ORG"))
+        elif prep == "as":
+            out.append(make("attribute", "works as", _obj_text(o), "ROLE"))
+        elif prep == "in" and o.ent_type_ in ("GPE", "LOC"):
+            out.append(make("attribute", "works in", _obj_text(o), "PLACE"))
+        elif prep == "in":
+            out.append(make("attribute", "works in", _obj_text(o), "TOPIC"))
+        elif prep == "on" and o.lemma_ in ("team", "project", "product"):
+            out.append(make("attribute", "works on", _obj_text(o), "THING"))
+    return out
+
+
+def live(clause: Clause, verb) -> list:
+    out = []
+    for prep, o in _preps(verb):
+        if prep in ("in", "at", "near", "outside", "on"):
+            place = _place_in(o)
+            if place.lower_ not in ("home", "boxes", "box", "suitcase"):
+                out.append(make("attribute", "lives in", _obj_text(place), "PLACE"))
+        elif prep == "with":
+            for item in ph.conjuncts(o):
+                names = ph.names_near(item)
+                if ph.is_name(item):
+                    names = [item.text]
+                for n in names:
+                    out.append(make("relation", "lives with", n, "PERSON"))
+    return out
+
+
+def move(clause: Clause, verb) -> list:
+    out = []
+    for prep, o in _preps(verb):
+        if prep in PLACE_PREPS or prep in ("back to", "over to", "out to", "up to", "down to"):
+            place = _place_in(o)
+            if place.lower_ in ("home",):
+                continue
+            out.append(make("attribute", "lives in", _obj_text(place), "PLACE"))
+            break
+    return out
+
+
+def have(clause: Clause, verb) -> list:
+    obj = _dobj(verb)
+    if obj is None:
+        return []
+    out = []
+    for item in ph.conjuncts(obj):
+        lemma = item.lemma_.lower()
+        text = _obj_text(item)
+        low = text.lower()
+        if lemma in w.RELATION_NOUNS or item.lower_ in w.RELATION_NOUNS:
+            continue   # relations are read by relations.py with their names
+        if lemma in w.PET_NOUNS or item.lower_ in w.PET_NOUNS:
+            names = ph.names_near(item)
+            if not names:
+                out.append(make("possession", "has", text, "THING"))
+            continue
+        if low in w.CONDITION_NOUNS or lemma in w.CONDITION_NOUNS or item.head.lemma_ == "diagnose":
+            out.append(make("attribute", "has condition", low, None))
+            continue
+        out.append(make("possession", "has", text, ph.entity_type(item, "THING")))
+    return out
+
+
+def like(clause: Clause, verb, predicate: str) -> list:
+    obj = _dobj(verb)
+    xcomp = _children(verb, ("xcomp",))
+    if obj is None and xcomp:
+        x = xcomp[0]
+        if x.tag_ == "VBG" or any(c.lower_ == "to" for c in x.children):
+            inner = _dobj(x)
+            text = x.lower_ if x.tag_ == "VBG" else x.lemma_
+            if x.tag_ != "VBG":
+                text = _gerund(x.lemma_)
+            if inner is not None:
+                text = f"{text} {_obj_text(inner)}"
+            return [make("preference", predicate, text, "THING")]
+        return []
+    if obj is None:
+        return []
+    return _listed(obj, predicate, "preference", "THING", clause)
+
+
+def _gerund(lemma: str) -> str:
+    if lemma.endswith("e") and not lemma.endswith(("ee", "ye")):
+        return lemma[:-1] + "ing"
+    return lemma + "ing"
+
+
+def simple(clause: Clause, verb, predicate: str, kind: str, etype: str | None) -> list:
+    obj = _dobj(verb)
+    if obj is None:
+        for prep, o in _preps(verb):
+            if prep in ("in", "at"):
+                obj = o
+                break
+    if obj is None:
+        return []
+    return _listed(obj, predicate, kind, etype, clause)
+
+
+def intransitive(clause: Clause, verb) -> list:
+    """"I cycle to work every day", "I swim three mornings a week": a routine without an object."""
+    gerund = _gerund(verb.lemma_) if verb.tag_ != "VBG" else verb.lower_
+    tail = ""
+    for prep, o in _preps(verb):
+        if prep in ("to", "at", "in", "with"):
+            tail = f" {prep} {_obj_text(o)}"
+            break
+    return [make("routine", "does", f"{gerund}{tail}".strip(), "SKILL",
+                 text=f"user {third(verb.lemma_)}{tail}")]
+
+
+def play(clause: Clause, verb) -> list:
+    obj = _dobj(verb)
+    if obj is None:
+        return []
+    out = _listed(obj, "plays", "skill", "SKILL", clause)
+    for prep, o in _preps(verb):
+        if prep == "in" and o.lemma_ in w.GROUP_NOUNS:
+            out.append(make("attribute", "is a member of", _obj_text(o), "ORG"))
+        elif prep == "at" and o.pos_ == "PROPN":
+            out.append(make("routine", "plays at", _obj_text(o), "PLACE"))
+    return out
+
+
+def study(clause: Clause, verb) -> list:
+    out = []
+    obj = _dobj(verb)
+    if obj is not None:
+        out.extend(_listed(obj, "studies", "attribute", "TOPIC", clause))
+    for prep, o in _preps(verb):
+        if prep == "at":
+            out.append(make("attribute", "studies at", _obj_text(o), "ORG"))
+    return out
+
+
+def job_start(clause: Clause, verb) -> list:
+    """start/begin/join/accept/land/get + a job at X, "starting at X as Y", "joining X"."""
+    out = []
+    obj = _dobj(verb)
+    preps = _preps(verb)
+    if obj is not None:
+        preps = preps + _preps(obj)
+        if obj.lemma_ in w.GROUP_NOUNS:
+            return [make("attribute", "is a member of", _obj_text(obj), "ORG")]
+        if obj.lemma_ in w.JOB_NOUNS:
+            pass
+        elif verb.lemma_ in ("join",) and (obj.pos_ == "PROPN" or obj.ent_type_ == "ORG"):
+            out.append(make("attribute", "works at", _obj_text(obj), "ORG"))
+        elif verb.lemma_ in ("get", "land", "accept", "take") and (
+                obj.lemma_ in w.ROLES or ph.phrase(obj).lower() in w.ROLES):
+            out.append(make("attribute", "works as", _obj_text(obj), "ROLE"))
+    for prep, o in preps:
+        if prep in ("at", "with", "from", "for") and o.lemma_ not in w.TIME_NOUNS and (
+                obj is None or obj.lemma_ in w.JOB_NOUNS or verb.lemma_ in ("join", "get", "land")
+                or prep == "at"):
+            if o.pos_ in ("PROPN", "NOUN") and o.lower_ not in ("home", "work"):
+                out.append(make("attribute", "works at", _obj_text(o), "ORG"))
+        elif prep == "as":
+            out.append(make("attribute", "works as", _obj_text(o), "ROLE"))
+    for x in _children(verb, ("advcl", "xcomp", "conj")):
+        if x.lemma_ in ("start", "begin") and x.tag_ == "VBG":
+            for prep, o in _preps(x):
+                if prep == "as":
+                    out.append(make("attribute", "works as", _obj_text(o), "ROLE"))
+    return out
+
+
+FRAMES = {
+    "work": work, "live": live, "reside": live, "move": move, "relocate": move, "have": have, "own": have,
+    "play": play, "study": study, "major": study,
+}
+LIKE = {"like": "likes", "love": "likes", "enjoy": "likes", "adore": "likes", "prefer": "prefers",
+        "hate": "dislikes", "dislike": "dislikes", "detest": "dislikes", "loathe": "dislikes",
+        "despise": "dislikes"}
+SIMPLE = {
+    "speak": ("speaks", "skill", "SKILL"), "learn": ("is learning", "skill", "SKILL"),
+    "teach": ("teaches", "attribute", "TOPIC"), "eat": ("eats", "routine", "FOOD"),
+    "drink": ("drinks", "routine", "FOOD"), "drive": ("drives", "possession", "PRODUCT"),
+    "ride": ("rides", "possession", "PRODUCT"), "collect": ("collects", "routine", "THING"),
+    "attend": ("attends", "routine", "ORG"), "support": ("supports", "preference", "ORG"),
+    "volunteer": ("volunteers at", "routine", "ORG"), "practise": ("practices", "routine", "SKILL"),
+    "practice": ("practices", "routine", "SKILL"), "use": ("uses", "routine", "PRODUCT"),
+    "take": ("takes", "routine", "THING"), "follow": ("follows", "preference", "TOPIC"),
+    "watch": ("watches", "preference", "TOPIC"), "read": ("reads", "preference", "TOPIC"),
+    "write": ("writes", "skill", "TOPIC"), "run": ("runs", "routine", "THING"), "do": ("does", "routine", "SKILL"),
+    "train": ("trains for", "routine", "EVENT"),
+}
+INTRANSITIVE = frozenset("""cycle bike swim run jog hike climb surf ski snowboard skate knit crochet sew bake
+ cook garden meditate dance sing paint draw box row golf bowl fish hunt sail dive skydive journal sketch
+ smoke vape drink commute volunteer""".split())
+JOB_START = frozenset({"start", "begin", "join", "accept", "land", "get", "take"})

@@ -1,0 +1,127 @@
+"""Noun phrases out of a parse: the words of an object, its head, its type, and the names in it."""
+from __future__ import annotations
+
+from .. import lexicon as lx
+
+DROP_DEPS = frozenset({"relcl", "acl", "punct", "appos", "cc", "conj", "advmod", "prep", "det", "predet",
+                       "case", "mark", "advcl", "dep", "parataxis", "aux", "neg", "quantmod", "nsubj"})
+LEAD_DROP = frozenset("""a an the my our your his her their its some any this that these those such
+ own another every each""".split())
+FILLER = frozenset("""lol haha lmao omg tbh btw ngl rn ugh yeah yep ok okay like literally basically
+ really so very pretty quite just""".split())
+DATE_WORDS = frozenset("""today tonight yesterday tomorrow week weekend month year morning evening night
+ monday tuesday wednesday thursday friday saturday sunday january february march april may june july
+ august september october november december ago now""".split())
+NER_TYPES = {"PERSON": "PERSON", "ORG": "ORG", "GPE": "PLACE", "LOC": "PLACE", "FAC": "PLACE",
+             "PRODUCT": "PRODUCT", "EVENT": "EVENT", "WORK_OF_ART": "THING", "LANGUAGE": "SKILL",
+             "NORP": "TOPIC"}
+
+
+def span_tokens(head, keep_of: bool = True) -> list:
+    """The tokens of the phrase headed by ``head``: modifiers to its left, "of"-phrases to its right,
+    nothing that opens a clause, a list or an aside."""
+    toks = [head]
+
+    def walk(tok, depth):
+        if depth > 6:
+            return
+        for child in tok.children:
+            if child.dep_ in DROP_DEPS and not (keep_of and child.dep_ == "prep" and child.lower_ == "of"
+                                                 and child.i > tok.i and depth == 0):
+                continue
+            if child.ent_type_ in ("DATE", "TIME") and child.lower_ in DATE_WORDS:
+                continue
+            if child.dep_ == "poss" and child.pos_ == "PRON":
+                continue
+            toks.append(child)
+            walk(child, depth + 1)
+
+    walk(head, 0)
+    toks.sort(key=lambda t: t.i)
+    # one contiguous run around the head: a gap means the parse hung something far away on it
+    run = [t for t in toks if abs(t.i - head.i) <= 8]
+    lo = min(t.i for t in run)
+    hi = max(t.i for t in run)
+    chosen = {t.i for t in run}
+    out = [t for t in head.doc[lo:hi + 1] if t.i in chosen]
+    while out and (out[0].lower_ in LEAD_DROP or out[0].lower_ in FILLER or out[0].is_punct) and out[0] is not head:
+        out = out[1:]
+    while out and (out[-1].is_punct or out[-1].lower_ in FILLER) and out[-1] is not head:
+        out = out[:-1]
+    return out
+
+
+def text_of(tokens) -> str:
+    """Words as written, with spaces as written ("St. Mary's" stays whole)."""
+    if not tokens:
+        return ""
+    out = ""
+    for i, t in enumerate(tokens):
+        out += t.text + (t.whitespace_ if i < len(tokens) - 1 else "")
+    return out.strip(" ,.;:!?-'\"")
+
+
+def phrase(head, keep_of: bool = True) -> str:
+    return text_of(span_tokens(head, keep_of))
+
+
+def conjuncts(head) -> list:
+    """``head`` and the items listed with it ("Leo and Ava", "peanuts, shellfish and latex")."""
+    out, todo = [], [head]
+    while todo and len(out) < 12:
+        tok = todo.pop(0)
+        out.append(tok)
+        todo.extend(c for c in tok.children if c.dep_ == "conj" and c.pos_ in ("NOUN", "PROPN", "ADJ", "NUM",
+                                                                                  "VERB", "X"))
+    return out
+
+
+def entity_type(head, default: str | None) -> str | None:
+    """A type from the parser's named entities where it knows one, else the frame's default."""
+    ner = NER_TYPES.get(head.ent_type_)
+    lemma = head.lemma_.lower()
+    if default in ("PERSON",):
+        return "PERSON"
+    if lemma in lx.FOODS or head.lower_ in lx.FOODS:
+        return "FOOD" if default in (None, "THING", "FOOD", "TOPIC") else default
+    if head.lower_ in lx.LANGUAGES and default in ("SKILL", "THING", "TOPIC"):
+        return "SKILL"
+    if default in ("PLACE", "ORG", "ROLE", "FOOD", "EVENT"):
+        if ner in ("PLACE", "ORG") and default in ("PLACE", "ORG"):
+            return ner if head.pos_ == "PROPN" else default
+        return default
+    if ner and ner != "PERSON":
+        return ner
+    return default
+
+
+def is_name(tok) -> bool:
+    """A proper name as written: a capitalised PROPN, or a PERSON entity."""
+    return (tok.pos_ == "PROPN" or tok.ent_type_ == "PERSON") and tok.text[:1].isupper() and tok.is_alpha
+
+
+def names_near(tok) -> list[str]:
+    """Names that label ``tok``: "my husband Tom", "a beagle called Rufus", "two kids, Leo and Ava",
+    "a daughter named Priya", "Tom, my husband"."""
+    out = []
+    for child in tok.children:
+        if child.dep_ in ("appos", "compound", "npadvmod", "attr", "conj", "dobj") and child.i > tok.i and is_name(child):
+            out.extend(c for c in conjuncts(child) if is_name(c))
+        elif child.dep_ == "acl" and child.lemma_ in ("call", "name"):
+            for g in child.children:
+                if g.dep_ in ("oprd", "attr", "dobj", "npadvmod", "xcomp", "appos") and g.is_alpha:
+                    out.extend(c for c in conjuncts(g) if c.is_alpha)
+    if tok.dep_ == "appos" and is_name(tok.head) and tok.head.i < tok.i:
+        out.append(tok.head)
+    if not out:
+        # "my husband Tom" parsed as compound: the name is the head, the relation word its compound
+        nxt = tok.doc[tok.i + 1] if tok.i + 1 < len(tok.doc) else None
+        if nxt is not None and is_name(nxt) and nxt.dep_ in ("appos", "compound", "ROOT", "nsubj", "npadvmod",
+                                                            "pobj", "dobj", "conj", "attr"):
+            out.append(nxt)
+    seen, names = set(), []
+    for t in out:
+        if t.lower_ not in seen and t.lower_ not in lx.PRONOUNS and t.lower_ not in ("i", "me"):
+            seen.add(t.lower_)
+            names.append(t.text)
+    return names

@@ -1,0 +1,63 @@
+"""The people and animals in the user's life: "my husband Tom", "our two kids, Leo and Ava",
+"a beagle called Rufus", "me and my girlfriend Sarah", with the names as entities."""
+from __future__ import annotations
+
+from . import phrases as ph
+from . import words as w
+from .facts import make
+
+
+def _is_mine(tok) -> bool:
+    """Possessed by the user: "my/our X", or had by the user ("I have a daughter named …")."""
+    if any(c.dep_ == "poss" and c.lower_ in ("my", "our") for c in tok.children):
+        return True
+    head = tok.head
+    if tok.dep_ in ("dobj",) and head.lemma_ in ("have", "adopt", "rescue", "get", "own"):
+        subj = next((c for c in head.children if c.dep_ == "nsubj"), None)
+        if subj is None and head.dep_ == "conj":
+            subj = next((c for c in head.head.children if c.dep_ == "nsubj"), None)
+        return subj is not None and (subj.lower_ in ("i", "we") or any(
+            c.lower_ in ("i", "me") for c in subj.subtree))
+    return False
+
+
+def _age(name_tok) -> str | None:
+    """"Lucía who's 8", "Noah is 10": an age said with the name."""
+    for c in name_tok.children:
+        if c.dep_ == "relcl":
+            for g in c.children:
+                if g.dep_ == "attr" and g.like_num:
+                    return g.text
+    head = name_tok.head
+    if name_tok.dep_ == "nsubj" and head.lemma_ == "be":
+        for g in head.children:
+            if g.dep_ == "attr" and g.like_num:
+                return g.text
+    return None
+
+
+def relations(sent) -> list:
+    out = []
+    for tok in sent:
+        word = tok.lower_
+        lemma = tok.lemma_.lower()
+        rel = w.RELATION_NOUNS.get(word) or w.RELATION_NOUNS.get(lemma)
+        pet = None if rel else (w.PET_NOUNS.get(word) or w.PET_NOUNS.get(lemma))
+        if not (rel or pet) or tok.pos_ not in ("NOUN", "PROPN"):
+            continue
+        if rel == "ex" or any(c.lower_ in ("ex", "late", "former", "old") and c.dep_ in ("amod", "compound")
+                              for c in tok.children) and rel:
+            continue
+        if not _is_mine(tok):
+            continue
+        names = ph.names_near(tok)
+        name_toks = [t for t in sent if t.text in names]
+        if rel:
+            for n in names:
+                age = next((a for t in name_toks if t.text == n for a in [_age(t)] if a), None)
+                text = f"user has {rel} {n}" + (f", aged {age}" if age else "")
+                out.append(make("relation", f"has {rel}", n, "PERSON", text=text))
+        else:
+            for n in names:
+                out.append(make("relation", f"has {pet}", n, "THING", text=f"user has a {word} named {n}"))
+    return out

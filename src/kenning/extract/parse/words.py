@@ -1,0 +1,80 @@
+"""Word lists the parse extractor reads clauses with. General English, never example sentences."""
+from __future__ import annotations
+
+from .. import lexicon as lx
+
+RELATION_NOUNS = dict(lx.RELATIVES)
+RELATION_NOUNS.update({"fiancé": "fiance", "fiancée": "fiancee", "bestie": "best friend", "spouse": "spouse",
+                       "stepmom": "stepmother", "stepdad": "stepfather", "grandson": "grandson",
+                       "granddaughter": "granddaughter", "grandchild": "grandchild", "grandkid": "grandchild",
+                       "grandkids": "grandchild", "grandchildren": "grandchild", "mother-in-law": "mother-in-law",
+                       "father-in-law": "father-in-law", "sister-in-law": "sister-in-law",
+                       "brother-in-law": "brother-in-law", "ex": "ex"})
+for _w in ("boss", "manager"):
+    RELATION_NOUNS.pop(_w, None)
+PET_NOUNS = dict(lx.PETS)
+PET_NOUNS.update({"beagle": "dog", "collie": "dog", "labrador": "dog", "lab": "dog", "poodle": "dog",
+                  "terrier": "dog", "spaniel": "dog", "retriever": "dog", "greyhound": "dog", "pup": "dog",
+                  "tabby": "cat", "budgie": "bird", "tortoise": "tortoise", "goldfish": "fish", "pony": "horse",
+                  "mutt": "dog", "husky": "dog", "dachshund": "dog", "chihuahua": "dog", "pug": "dog"})
+PARTNER = frozenset({"wife", "husband", "partner", "girlfriend", "boyfriend", "fiance", "fiancee", "spouse"})
+PARTNER_PREDICATES = frozenset({"has wife", "has husband", "has partner", "has girlfriend", "has boyfriend",
+                                "has fiance", "has fiancee", "has spouse", "is married to", "is dating",
+                                "is engaged to", "is in a relationship with", "lives with"})
+DIETS = frozenset(lx.DIETS)
+DIET_EXCLUDES = {   # what a diet rules out: a live "eats …" of these ends when the diet starts
+    "vegetarian": frozenset("meat fish chicken beef pork lamb bacon seafood shellfish turkey ham steak "
+                            "salmon tuna sausage shrimp prawns red".split()),
+    "pescatarian": frozenset("meat chicken beef pork lamb bacon turkey ham steak sausage red".split()),
+}
+DIET_EXCLUDES["vegan"] = DIET_EXCLUDES["vegetarian"] | frozenset(
+    "cheese dairy milk eggs egg butter honey yogurt cream".split())
+TRAIT_ADJECTIVES = frozenset(lx.TRAITS | {"vegan", "vegetarian", "pescatarian", "anaemic", "anemic",
+                                          "asthmatic", "epileptic", "sober", "celibate", "bilingual",
+                                          "trilingual", "colourblind", "short-sighted", "nearsighted",
+                                          "hard of hearing", "religious", "catholic", "muslim", "jewish",
+                                          "christian", "hindu", "buddhist", "atheist"})
+# adjective + preposition that make a durable attribute ("allergic to", "afraid of")
+ADJ_PREP = {"allergic": "is allergic to", "intolerant": "is intolerant to", "interested": "is interested in",
+            "afraid": "is afraid of", "scared": "is afraid of", "terrified": "is afraid of",
+            "married": "is married to", "engaged": "is engaged to", "good": "is good at", "great": "is good at",
+            "fluent": "is fluent in", "passionate": "is passionate about", "obsessed": "is obsessed with",
+            "addicted": "is addicted to", "sensitive": "is sensitive to", "involved": "is involved in",
+            "keen": "is keen on", "bad": "is bad at", "terrible": "is bad at", "new": "is new to"}
+ADJ_PREP_TYPE = {"is allergic to": "FOOD", "is intolerant to": "FOOD", "is married to": "PERSON",
+                 "is engaged to": "PERSON", "is fluent in": "SKILL", "is good at": "SKILL", "is bad at": "SKILL"}
+ROLE_SUFFIXES = ("er", "or", "ist", "ian", "ant", "ent", "eer", "ive", "ee", "chef", "nurse", "engineer")
+ROLES = frozenset(lx.ROLES | {"sous-chef", "chef", "head chef", "auditor", "nurse practitioner", "realtor",
+                              "student", "retiree", "mom", "dad", "homemaker", "carer"})
+GROUP_NOUNS = frozenset("club team band choir league group society gym orchestra crew union guild class".split())
+JOB_NOUNS = frozenset("job position role post gig internship offer contract placement apprenticeship".split())
+TIME_NOUNS = frozenset("day week month year days weeks months years".split())
+HEDGES = frozenset("maybe perhaps probably possibly might guess think suppose hopefully kinda".split())
+ENDING_ADVERBS = frozenset({"anymore", "longer"})  # "not … anymore", "no longer"
+PRONOUN_OBJECTS = frozenset(lx.PRONOUNS | {"myself", "yourself", "everyone", "someone", "somebody", "anyone",
+                                           "nobody", "each other", "one another", "all", "lot", "much",
+                                           "more", "here", "there", "what", "which", "who", "way", "thing",
+                                           "things", "stuff", "bit", "kind", "sort", "time", "day", "today"})
+ABSTRACT = frozenset(lx.TRANSIENT | {"idea", "news", "chance", "opportunity", "feeling", "sense", "vibe", "back",
+                                     "backs", "fun", "luck", "break", "mind", "point", "trouble", "mess",
+                                     "blast", "ball", "crisis", "sleep", "rest", "care", "attention", "word",
+                                     "promise", "decision", "choice", "difference", "effort", "progress",
+                                     "question", "answer", "thanks", "sorry", "hug", "favor", "favour"})
+# verbs whose past tense is a passing moment, not something worth keeping as an event
+EVENT_STOP = frozenset("""say tell ask think know see look hear feel want need get make let try mean guess hope
+ wonder forget remember realize realise notice seem sound call text message email reply thank chat talk
+ write read give take put keep come go be have do""".split())
+# how "I stopped/quit/gave up X" words the thing that ends; the write path matches it on any predicate
+END_VERBS = frozenset({"quit", "stop", "leave", "drop", "sell", "retire", "ditch", "abandon", "resign",
+                       "cancel", "end", "lose"})
+END_PHRASAL = {("give", "up"), ("cut", "out"), ("pack", "in"), ("get", "rid")}
+DEATH_VERBS = frozenset({"die", "pass", "perish"})
+BREAKUP_VERBS = frozenset({"separate", "divorce"})
+BREAKUP_PHRASAL = {("break", "up"), ("split", "up"), ("split", None)}
+CHANGE_VERBS = frozenset({"move", "relocate", "start", "begin", "join", "adopt", "rescue", "buy", "get",
+                          "take", "accept", "become", "turn", "marry", "switch", "land", "sign", "enroll",
+                          "enrol", "pick"})
+CONDITION_NOUNS = frozenset(lx.CONDITIONS | {"diabetes", "type 2 diabetes", "type 1 diabetes", "cancer",
+                                             "anaemia", "anemia", "cholesterol", "high cholesterol",
+                                             "high blood pressure", "pcos", "endometriosis", "lupus",
+                                             "gout", "sciatica", "fibromyalgia", "ms", "copd"})
