@@ -37,6 +37,13 @@ class Settings(BaseModel):
     llm_model: str | None = None
     llm_api_key: str | None = Field(None, repr=False)
     llm_timeout: float = Field(30.0, gt=0)   # seconds per request
+    llm_max_tokens: int = Field(2048, gt=0)  # the answer's token cap (max_tokens), both providers
+    # structured output of the OpenAI-compatible extractor: "auto" tries json_schema, then json_object
+    # (with the schema, as llama.cpp and vLLM take it), then the schema in the prompt alone
+    llm_response_format: Literal["auto", "json_schema", "json_object", "none"] = "auto"
+    # where the extraction instructions go: the system message, the user turn (for chat templates that
+    # drop the system message), or both
+    llm_instructions: Literal["system", "user", "both"] = "system"
     anthropic_base_url: str = "https://api.anthropic.com"
     anthropic_api_key: str | None = Field(None, repr=False)
     anthropic_model: str | None = None       # else llm_model
@@ -58,7 +65,7 @@ class Settings(BaseModel):
                      "predicate_threshold", "retrieval_floor", "context_budget_chars", "context_budget_unit", "onnx_threads",
                      "worker_threads", "job_lease_seconds",
                      "max_note_chars", "note_dedupe_threshold", "max_core_chars", "max_render", "max_body_bytes", "permission_read", "permission_admin", "llm_base_url", "llm_model", "llm_api_key",
-                     "llm_timeout", "anthropic_base_url", "anthropic_api_key", "anthropic_model"):
+                     "llm_timeout", "llm_max_tokens", "llm_response_format", "llm_instructions", "anthropic_base_url", "anthropic_api_key", "anthropic_model"):
             key = f"KENNING_{name.upper()}"
             if env.get(key):
                 values[name] = env[key]
