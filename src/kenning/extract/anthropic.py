@@ -12,8 +12,8 @@ import httpx
 
 from ..config import Settings
 from ..errors import ExtractionError
-from .llm import (FACT_SCHEMA, PROMPT_VERSION, TOOL_NAME, Answer, LLMExtractor, RetryPolicy, endpoint,
-                  missing_settings)
+from .llm import (DEFAULT_MAX_TOKENS, FACT_SCHEMA, PROMPT_VERSION, TOOL_NAME, Answer, LLMExtractor, RetryPolicy,
+                  endpoint, missing_settings)
 
 API_VERSION = "2023-06-01"
 DEFAULT_BASE_URL = "https://api.anthropic.com"
@@ -31,10 +31,11 @@ class AnthropicExtractor(LLMExtractor):
 
     def __init__(self, *, model: str, api_key: str | None = None, base_url: str = DEFAULT_BASE_URL,
                  timeout: float = 30.0, retry: RetryPolicy | None = None, prompt_version: str = PROMPT_VERSION,
-                 max_tokens: int = 4096, transport: httpx.BaseTransport | None = None):
+                 max_tokens: int = DEFAULT_MAX_TOKENS, instructions: str = "system",
+                 transport: httpx.BaseTransport | None = None):
         super().__init__(base_url=base_url, model=model, api_key=api_key, timeout=timeout, retry=retry,
-                         prompt_version=prompt_version, transport=transport)
-        self.max_tokens = max_tokens
+                         prompt_version=prompt_version, max_tokens=max_tokens, instructions=instructions,
+                         transport=transport)
         self.url = endpoint(self.base_url, "/v1/messages", version_in_base=False)
 
     @classmethod
@@ -44,6 +45,7 @@ class AnthropicExtractor(LLMExtractor):
             ("KENNING_ANTHROPIC_API_KEY", settings.anthropic_api_key, "sk-ant-…"),
             ("KENNING_ANTHROPIC_MODEL or KENNING_LLM_MODEL", model, "claude-sonnet-4-5"),
         ])
+        kwargs = {"max_tokens": settings.llm_max_tokens, "instructions": settings.llm_instructions, **kwargs}
         return cls(base_url=settings.anthropic_base_url, model=model, api_key=settings.anthropic_api_key,
                    timeout=settings.llm_timeout, **kwargs)
 
@@ -54,8 +56,11 @@ class AnthropicExtractor(LLMExtractor):
         return headers
 
     def _complete(self, messages: list[dict]) -> Answer:
-        body = {"model": self.model, "max_tokens": self.max_tokens, "temperature": 0, "system": self.prompt.system,
-                "messages": messages, "tools": [TOOL], "tool_choice": {"type": "tool", "name": TOOL_NAME}}
+        system, messages = self._arrange(messages, self.prompt.system)
+        body = {"model": self.model, "max_tokens": self.max_tokens, "temperature": 0, "messages": messages,
+                "tools": [TOOL], "tool_choice": {"type": "tool", "name": TOOL_NAME}}
+        if system is not None:
+            body["system"] = system
         return self._answer(self._post(self.url, body))
 
     def _answer(self, data: dict) -> Answer:
@@ -63,7 +68,8 @@ class AnthropicExtractor(LLMExtractor):
         if not isinstance(content, list):
             raise ExtractionError(f"anthropic server answered without a content list: {json.dumps(data)[:300]}; "
                                   f"is {self.base_url_env_var} the Messages API?")
-        note = "the answer was cut off at max_tokens" if data.get("stop_reason") == "max_tokens" else ""
+        note = (f"the answer was cut off at max_tokens {self.max_tokens} (raise KENNING_LLM_MAX_TOKENS)"
+                if data.get("stop_reason") == "max_tokens" else "")
         call = _tool_call(content)
         if call is None:
             return Answer(None, data, note, problem=f"the answer has no {TOOL_NAME} tool call")

@@ -36,10 +36,28 @@ from .base import Candidate, Extractor
 
 log = logging.getLogger("kenning.extract")
 
-PROMPT_VERSION = "extract_v1"
+PROMPT_VERSION = "extract_v2"
 TOOL_NAME = "record_facts"
 _USER_MARK = "=== user ==="
 _SNIPPET = 300  # characters of a server's error body quoted in an error message
+INSTRUCTIONS = ("system", "user", "both")   # where the prompt's instructions go (KENNING_LLM_INSTRUCTIONS)
+DEFAULT_MAX_TOKENS = 2048                   # about 18 facts of ~110 tokens; bounds a runaway answer
+
+# The kinds a model may give, the same as the offline extractor's. A name the store spells differently
+# (model.FACT_KINDS: "relationship", "habit") is mapped to the store's spelling by stored_kind().
+EXTRACT_KINDS = ("attribute", "relation", "preference", "possession", "skill", "routine", "plan", "event", "goal")
+_KIND_ALIASES = {"relation": ("relationship",), "relationship": ("relation",), "routine": ("habit",),
+                 "habit": ("routine",)}
+
+
+def stored_kind(kind: str) -> str:
+    """``kind`` as :data:`kenning.model.FACT_KINDS` spells it ("relation" → "relationship" while the store
+    knows only that one); a kind neither spelling of which is known passes through (the write path maps it)."""
+    kind = kind.strip().lower()
+    if kind in FACT_KINDS:
+        return kind
+    return next((alias for alias in _KIND_ALIASES.get(kind, ()) if alias in FACT_KINDS), kind)
+
 
 _NULLABLE_STRING = {"type": ["string", "null"]}
 FACT_SCHEMA: dict[str, Any] = {
@@ -48,17 +66,23 @@ FACT_SCHEMA: dict[str, Any] = {
         "type": "object",
         "properties": {
             "subject": {"type": "string", "description": 'always "user"'},
-            "predicate": {"type": "string", "description": "short present-tense verb phrase, lower case"},
+            "predicate": {"type": "string", "description": "short present-tense verb phrase, lower case; "
+                                                           "for an event, the past-tense verb (\"ran\")"},
             "object": {"type": "string"},
             "object_is_entity": {"type": "boolean"},
-            "entity_type": {"type": ["string", "null"], "enum": [*ENTITY_TYPES, None]},
-            "kind": {"type": "string", "enum": list(FACT_KINDS)},
+            "entity_type": {"type": ["string", "null"], "enum": [*ENTITY_TYPES, None],
+                            "description": "PERSON for the people (and named pets) of a relation"},
+            "kind": {"type": "string", "enum": list(EXTRACT_KINDS),
+                     "description": "attribute (identity, work, residence, health, diet), relation (family, "
+                                    "partners, friends, pets), preference, possession, skill, routine, plan "
+                                    "(true from a future date), event (a past occurrence), goal"},
             "text": {"type": "string"},
             "confidence": {"type": "number"},
             "source_quote": {"type": "string", "description": "verbatim words of the message"},
-            "valid_at": {**_NULLABLE_STRING, "description": "ISO 8601, or null: the message time"},
+            "valid_at": {**_NULLABLE_STRING, "description": "ISO 8601: a plan's future date, an event's date, "
+                                                          "when an ending happened; or null: the message time"},
             "valid_until": {**_NULLABLE_STRING, "description": "ISO 8601, or null: open-ended"},
-            "ends": {"type": "boolean"},
+            "ends": {"type": "boolean", "description": "true: the message says this fact stopped being true"},
             "needs_known_entity": {"type": "boolean"},
         },
         "required": ["subject", "predicate", "object", "object_is_entity", "entity_type", "kind", "text",
@@ -182,6 +206,7 @@ def candidate_from(item: Any, index: int = 0) -> Candidate:
             values[name] = timeutil.to_utc(raw, field=name) if raw else None
         except InvalidTime:
             return _rejected(item, f"{where}: {name!r} {raw!r} is not an ISO 8601 time")
+    values["kind"] = stored_kind(values["kind"])
     return Candidate(**values)
 
 
@@ -260,6 +285,7 @@ class LLMExtractor(Extractor):
 
     def __init__(self, *, base_url: str, model: str, api_key: str | None = None, timeout: float = 30.0,
                  retry: RetryPolicy | None = None, prompt_version: str = PROMPT_VERSION,
+                 max_tokens: int = DEFAULT_MAX_TOKENS, instructions: str = "system",
                  transport: httpx.BaseTransport | None = None):
         parts = urlsplit(base_url or "")
         if parts.scheme not in ("http", "https") or not parts.netloc:
@@ -269,6 +295,13 @@ class LLMExtractor(Extractor):
             raise ConfigError(f"the {self.provider} extractor needs a model name: set {self.model_env_var}")
         if timeout is None or timeout <= 0:
             raise ConfigError(f"timeout must be a positive number of seconds, not {timeout!r}")
+        if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens <= 0:
+            raise ConfigError(f"max_tokens must be a positive whole number (KENNING_LLM_MAX_TOKENS), "
+                              f"not {max_tokens!r}")
+        if instructions not in INSTRUCTIONS:
+            raise ConfigError(f"instructions must be one of {', '.join(INSTRUCTIONS)} (KENNING_LLM_INSTRUCTIONS), "
+                              f"not {instructions!r}")
+        self.max_tokens, self.instructions = max_tokens, instructions
         self.base_url, self.model, self.api_key, self.timeout = base_url.rstrip("/"), model, api_key, float(timeout)
         self.retry = retry or RetryPolicy()
         self.prompt = load_prompt(prompt_version)
@@ -316,6 +349,24 @@ class LLMExtractor(Extractor):
     def _headers(self) -> dict[str, str]:
         return {}
 
+    def _is_refusal(self, response: httpx.Response) -> bool:
+        """True: an error that a retry of the same request cannot fix, whatever its status (e.g. a server
+        that answers 500 to a response format it lacks). The provider steps down instead."""
+        return False
+
+    def _arrange(self, messages: list[dict], instructions: str) -> tuple[str | None, list[dict]]:
+        """The system text (None: no system message) and the messages, with ``instructions`` placed as
+        :attr:`instructions` says: in the system message, at the head of the first user turn, or both.
+
+        Some chat templates (several llama.cpp / GGUF ones) drop the system message; "user" still
+        reaches the model there.
+        """
+        if self.instructions == "system":
+            return instructions, messages
+        first = dict(messages[0])
+        first["content"] = f"{instructions}\n\n---\n\n{first['content']}"
+        return (instructions if self.instructions == "both" else None), [first, *messages[1:]]
+
     # -- HTTP ---------------------------------------------------------------------------------
     def _post(self, url: str, body: dict) -> dict:
         """POST JSON, retrying what a retry can fix; the decoded response or an ExtractionError."""
@@ -331,7 +382,7 @@ class LLMExtractor(Extractor):
             else:
                 if response.status_code < 400:
                     return self._decode(response)
-                if response.status_code not in self.retry.statuses:
+                if response.status_code not in self.retry.statuses or self._is_refusal(response):
                     raise self._rejected(response)
                 failure = f"HTTP {response.status_code}: {_snippet(response.text)}"
                 retry_after = response.headers.get("retry-after")
