@@ -7,6 +7,12 @@ recorded (path, headers, JSON body) so tests can check what the client sent.
 The helpers build bodies in each provider's wire format: ``openai_reply`` (a chat completion whose
 ``choices[0].message.content`` is the JSON text), ``anthropic_reply`` (a message whose content is a
 ``tool_use`` block), ``error_reply``; ``message_of`` finds the user's message in a request.
+
+``LocalModel`` is a responder with the quirks of real local servers behind the OpenAI-compatible API,
+each switchable: a refusal per response format (llama-cpp-python answers ``json_schema`` with HTTP 500),
+a hang when the request has no ``max_tokens`` (the model generates until the client gives up), and a chat
+template that drops the system message (the model then never sees the instructions and chats instead).
+``LLAMA_CPP_PYTHON`` is that server's set of quirks.
 """
 from __future__ import annotations
 
@@ -142,8 +148,9 @@ def anthropic_reply(tool_input: Any = None, *, text: str | None = None, tool_nam
                        "usage": {"input_tokens": 1, "output_tokens": 1}})
 
 
-def error_reply(status: int, message: str, *, headers: dict[str, str] | None = None, delay: float = 0.0) -> Reply:
-    return Reply(status, {"error": {"message": message, "type": "invalid_request_error"}}, delay, headers or {})
+def error_reply(status: int, message: str, *, headers: dict[str, str] | None = None, delay: float = 0.0,
+                error_type: str = "invalid_request_error") -> Reply:
+    return Reply(status, {"error": {"message": message, "type": error_type}}, delay, headers or {})
 
 
 def fact(predicate: str, obj: str, **fields) -> dict:
@@ -193,3 +200,66 @@ def fixture_responder(fixture: dict[str, dict], provider: str) -> Callable[[Reco
         answer = fixture[text]
         return openai_reply(answer) if provider == "openai" else anthropic_reply(answer)
     return respond
+
+
+# -- a local model server, quirks included -------------------------------------------------------------
+INSTRUCTIONS_MARK = "Answer with one JSON object"   # a line of the extraction prompt's instructions
+
+# What llama-cpp-python's server (0.3.x) answers to {"response_format": {"type": "json_schema", ...}}: its
+# request model allows only "text" and "json_object", and its route wraps the validation error as a 500.
+LLAMA_CPP_PYTHON_JSON_SCHEMA_ERROR = (
+    "[{'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), 'msg': \"Input should be 'text' or "
+    "'json_object'\", 'input': 'json_schema', 'ctx': {'expected': \"'text' or 'json_object'\"}}]")
+
+
+def wire_format(body: Any) -> str:
+    """The response format a request asks for: json_schema, json_object+schema, json_object or none."""
+    rf = body.get("response_format") if isinstance(body, dict) else None
+    if not isinstance(rf, dict) or rf.get("type") in (None, "text"):
+        return "none"
+    if rf.get("type") == "json_object":
+        return "json_object+schema" if "schema" in rf else "json_object"
+    return str(rf.get("type"))
+
+
+class LocalModel:
+    """A responder that plays a local model behind an OpenAI-compatible server.
+
+    ``answer(message) -> facts``: what the model extracts when it sees its instructions.
+    ``refuse``: {wire format: Reply} for the formats the server refuses (see :func:`wire_format`).
+    ``hang_without_max_tokens``: seconds to hang on a request without ``max_tokens`` (or
+    ``max_completion_tokens``), as a model that generates to its context limit does.
+    ``drops_system``: the chat template drops system messages, so the model sees only the other turns;
+    a model that never saw the instructions answers in prose, as a chat model does.
+    ``seen`` records, per request, the turns that reached the model.
+    """
+
+    def __init__(self, answer: Callable[[str | None], Any] = lambda message: {"facts": []}, *,
+                 refuse: dict[str, Reply] | None = None, hang_without_max_tokens: float = 0.0,
+                 drops_system: bool = False):
+        self.answer, self.refuse = answer, dict(refuse or {})
+        self.hang_without_max_tokens, self.drops_system = hang_without_max_tokens, drops_system
+        self.seen: list[list[dict]] = []
+
+    def __call__(self, request: Recorded) -> Reply:
+        body = request.body if isinstance(request.body, dict) else {}
+        form = wire_format(body)
+        if form in self.refuse:
+            return self.refuse[form]
+        messages = [m for m in body.get("messages", [])
+                    if not (self.drops_system and m.get("role") == "system")]
+        self.seen.append(messages)
+        if self.hang_without_max_tokens and not (body.get("max_tokens") or body.get("max_completion_tokens")):
+            return Reply(200, openai_reply({"facts": []}).body, delay=self.hang_without_max_tokens)
+        if INSTRUCTIONS_MARK not in "\n".join(_texts({"messages": messages})):
+            return openai_reply("Hello! It sounds like you have a lot going on. How can I help you today?")
+        return openai_reply(self.answer(message_of(request)))
+
+
+def llama_cpp_python(answer: Callable[[str | None], Any] = lambda message: {"facts": []}, *,
+                     drops_system: bool = False, hang: float = 30.0) -> LocalModel:
+    """llama-cpp-python's OpenAI-compatible server: json_schema refused with HTTP 500, json_object with a
+    schema accepted, no max_tokens: generation to the timeout; ``drops_system`` for a template such as gemma's."""
+    return LocalModel(answer, refuse={"json_schema": error_reply(
+        500, LLAMA_CPP_PYTHON_JSON_SCHEMA_ERROR, error_type="internal_server_error")},
+                      hang_without_max_tokens=hang, drops_system=drops_system)

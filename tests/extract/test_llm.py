@@ -2,7 +2,8 @@
 
 Real HTTP on 127.0.0.1: the servers replay prepared answers, good and bad (truncated JSON, wrong
 types, another subject, 500/429 then success, a 400 refusing json_schema, a hang past the timeout),
-and record what the client sent. The scenarios of the write path run through both providers with
+and record what the client sent. ``LocalModel`` plays the quirks of real local servers (llama-cpp-python
+refusing json_schema with a 500, hanging without max_tokens, chat templates that drop the system message). The scenarios of the write path run through both providers with
 answers prepared once from the rule extractor (tests/data/llm-scenario-responses.json, written by
 tests/data/make_llm_responses.py).
 """
@@ -14,7 +15,7 @@ import re
 import socket
 import time
 import tomllib
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -22,12 +23,13 @@ import pytest
 from kenning import Memory, Settings
 from kenning.errors import ConfigError, ExtractionError
 from kenning.extract.anthropic import AnthropicExtractor
-from kenning.extract.llm import (FACT_FIELDS, PROMPT_VERSION, MalformedOutput, RetryPolicy, load_prompt,
-                                 parse_answer)
+from kenning.extract.llm import (DEFAULT_MAX_TOKENS, EXTRACT_KINDS, FACT_FIELDS, FACT_SCHEMA, PROMPT_VERSION,
+                                 MalformedOutput, RetryPolicy, load_prompt, parse_answer, stored_kind)
 from kenning.extract.openai import OpenAIExtractor
-from kenning.model import ENTITY_TYPES
-from llm_server import (Reply, ScriptedServer, anthropic_reply, error_reply, fact, fixture_responder, message_of,
-                        openai_reply)
+from kenning.model import ENTITY_TYPES, FACT_KINDS
+from llm_server import (INSTRUCTIONS_MARK, LLAMA_CPP_PYTHON_JSON_SCHEMA_ERROR, LocalModel, Reply, ScriptedServer,
+                        anthropic_reply, error_reply, fact, fixture_responder, llama_cpp_python, message_of,
+                        openai_reply, wire_format)
 
 AT = datetime(2026, 8, 20, 10, 0, tzinfo=timezone.utc)
 FAST = RetryPolicy(attempts=3, base_delay=0.01, max_delay=0.05)
@@ -67,6 +69,7 @@ def test_openai_request_and_candidates(server):
     assert req.headers["authorization"] == "Bearer sk-test"
     body = req.body
     assert body["model"] == "gpt-test" and body["temperature"] == 0
+    assert body["max_tokens"] == DEFAULT_MAX_TOKENS
     assert body["response_format"]["type"] == "json_schema"
     assert body["response_format"]["json_schema"]["strict"] is True
     assert [m["role"] for m in body["messages"]] == ["system", "user"]
@@ -198,22 +201,265 @@ def test_json_schema_refused_falls_back_to_json_object_and_remembers(server):
     assert [c.object for c in ex.extract("I live in Berlin.", at=AT)] == ["berlin"]
     first, second = server.requests[0].body, server.requests[1].body
     assert first["response_format"]["type"] == "json_schema"
-    assert second["response_format"] == {"type": "json_object"}
-    assert "JSON Schema" in second["messages"][0]["content"]  # the schema travels in the prompt instead
-    assert ex.response_format == "json_object"
+    assert second["response_format"] == {"type": "json_object", "schema": FACT_SCHEMA}
+    assert "JSON Schema" in second["messages"][0]["content"]  # the schema travels in the prompt as well
+    assert ex.response_format == "json_object+schema"
 
     ex.extract("ok thanks", at=AT)
-    assert len(server.requests) == 3 and server.requests[2].body["response_format"] == {"type": "json_object"}
+    assert len(server.requests) == 3 and wire_format(server.requests[2].body) == "json_object+schema"
 
 
 def test_json_object_refused_too_falls_back_to_the_prompt_alone(server):
     # LM Studio: "'response_format.type' must be 'json_schema' or 'text'", after a model without schema support
     server.push(error_reply(400, "json_schema unsupported"),
                 error_reply(400, "'response_format.type' must be 'json_schema' or 'text'"),
+                error_reply(400, "'response_format.type' must be 'json_schema' or 'text'"),
                 openai_reply({"facts": [BERLIN]}))
     ex = openai_ex(server)
     assert [c.object for c in ex.extract("I live in Berlin.", at=AT)] == ["berlin"]
-    assert "response_format" not in server.requests[2].body and ex.response_format == "text"
+    assert [wire_format(r.body) for r in server.requests] == ["json_schema", "json_object+schema", "json_object",
+                                                              "none"]
+    assert "response_format" not in server.requests[3].body and ex.response_format == "none"
+    assert "JSON Schema" in server.requests[3].body["messages"][0]["content"]
+
+
+# -- real servers' quirks (LocalModel in tests/llm_server.py) --------------------------------------------
+def answer_berlin(message):
+    return {"facts": [BERLIN]} if message == "I live in Berlin." else {"facts": []}
+
+
+@pytest.mark.parametrize("status, message", [
+    (500, LLAMA_CPP_PYTHON_JSON_SCHEMA_ERROR),                              # llama-cpp-python
+    (400, "Invalid schema for response_format 'facts': 'enum' is not supported"),
+    (422, "json_schema: unknown variant `json_schema`, expected `text` or `json_object`"),
+    (501, "structured output is not implemented for this backend"),
+    (500, "KeyError: 'schema'"),
+])
+def test_a_refusal_that_names_the_format_steps_down_whatever_its_status(server, status, message):
+    server.push(error_reply(status, message), openai_reply({"facts": [BERLIN]}))
+    ex = openai_ex(server, retry=RetryPolicy(attempts=3, base_delay=5.0))   # a retry would cost 5 s
+    start = time.monotonic()
+    assert [c.object for c in ex.extract("I live in Berlin.", at=AT)] == ["berlin"]
+    assert time.monotonic() - start < 3.0                                  # no backoff, no retry burnt
+    assert [wire_format(r.body) for r in server.requests] == ["json_schema", "json_object+schema"]
+    assert ex.response_format == "json_object+schema"
+
+
+def test_llama_cpp_python_500_steps_down_without_burning_the_retries():
+    model = llama_cpp_python(answer_berlin)
+    with ScriptedServer(model) as server:
+        ex = openai_ex(server)
+        assert [c.object for c in ex.extract("I live in Berlin.", at=AT)] == ["berlin"]
+        assert [(wire_format(r.body)) for r in server.requests] == ["json_schema", "json_object+schema"]
+        assert ex.extract("ok thanks", at=AT) == []                        # remembered: one request
+        assert len(server.requests) == 3
+        assert server.requests[1].body["response_format"] == {"type": "json_object", "schema": FACT_SCHEMA}
+
+
+def test_a_500_that_does_not_name_the_format_is_still_retried(server):
+    server.push(error_reply(500, "CUDA error: out of memory"), openai_reply({"facts": [BERLIN]}))
+    ex = openai_ex(server)
+    assert [c.object for c in ex.extract("I live in Berlin.", at=AT)] == ["berlin"]
+    assert [wire_format(r.body) for r in server.requests] == ["json_schema", "json_schema"]
+    assert ex.response_format == "json_schema"
+
+
+def test_without_a_response_format_a_500_naming_a_schema_is_retried(server):
+    server.push(*[error_reply(500, "schema cache busy")] * 3)
+    with pytest.raises(ExtractionError, match="failed after 3 attempts: HTTP 500"):
+        openai_ex(server, response_format="none").extract("I live in Berlin.", at=AT)
+    assert len(server.requests) == 3
+
+
+def test_max_tokens_is_sent_so_a_local_model_stops():
+    # without max_tokens this server generates past the client's timeout
+    with ScriptedServer(LocalModel(answer_berlin, hang_without_max_tokens=5.0)) as server:
+        start = time.monotonic()
+        got = openai_ex(server, timeout=1.0, max_tokens=300).extract("I live in Berlin.", at=AT)
+        assert [c.object for c in got] == ["berlin"] and time.monotonic() - start < 1.0
+        assert server.requests[0].body["max_tokens"] == 300
+
+
+def test_the_answer_cut_at_max_tokens_names_the_setting(server):
+    server.push(*[openai_reply('{"facts": [{"subject": "user"', finish_reason="length")] * 2)
+    with pytest.raises(ExtractionError, match=r"cut off at the token limit \(max_tokens 64; raise "
+                                              r"KENNING_LLM_MAX_TOKENS\)"):
+        openai_ex(server, max_tokens=64).extract("I live in Berlin.", at=AT)
+
+
+def test_a_server_that_wants_max_completion_tokens_gets_it(server):
+    server.push(error_reply(400, "Unsupported parameter: 'max_tokens' is not supported with this model. "
+                                 "Use 'max_completion_tokens' instead."),
+                openai_reply({"facts": [BERLIN]}), openai_reply({"facts": []}))
+    ex = openai_ex(server, max_tokens=500)
+    assert [c.object for c in ex.extract("I live in Berlin.", at=AT)] == ["berlin"]
+    ex.extract("ok thanks", at=AT)
+    first, second, third = (r.body for r in server.requests)
+    assert first["max_tokens"] == 500 and "max_completion_tokens" not in first
+    assert second["max_completion_tokens"] == 500 and "max_tokens" not in second
+    assert third["max_completion_tokens"] == 500 and wire_format(second) == "json_schema"
+
+
+@pytest.mark.parametrize("setting, expected", [
+    ("auto", {"type": "json_schema", "json_schema": {"name": "facts", "strict": True, "schema": FACT_SCHEMA}}),
+    ("json_schema", {"type": "json_schema", "json_schema": {"name": "facts", "strict": True, "schema": FACT_SCHEMA}}),
+    ("json_object", {"type": "json_object", "schema": FACT_SCHEMA}),
+    ("none", None),
+])
+def test_each_response_format_setting_sends_its_body(server, setting, expected):
+    server.push(openai_reply({"facts": [BERLIN]}))
+    ex = openai_ex(server, response_format=setting)
+    assert ex.response_format_setting == setting
+    assert [c.object for c in ex.extract("I live in Berlin.", at=AT)] == ["berlin"]
+    body = server.requests[0].body
+    assert body.get("response_format") == expected
+    schema_in_prompt = "valid against this JSON Schema" in body["messages"][0]["content"]
+    assert schema_in_prompt == (expected is None or expected["type"] == "json_object")
+
+
+def test_the_response_format_setting_from_the_environment(monkeypatch, server):
+    monkeypatch.setenv("KENNING_LLM_BASE_URL", server.url + "/v1")
+    monkeypatch.setenv("KENNING_LLM_MODEL", "qwen2.5-0.5b-instruct")
+    monkeypatch.setenv("KENNING_LLM_RESPONSE_FORMAT", "json_object")
+    monkeypatch.setenv("KENNING_LLM_MAX_TOKENS", "512")
+    monkeypatch.setenv("KENNING_LLM_INSTRUCTIONS", "user")
+    server.push(openai_reply({"facts": [BERLIN]}))
+    with Memory(":memory:", embedder=None, extractor="openai") as mem:
+        ex = mem.extractor
+        assert (ex.response_format_setting, ex.max_tokens, ex.instructions) == ("json_object", 512, "user")
+        assert mem.add("I live in Berlin.", dataset="sam", at=AT).status == "stored"
+    body = server.requests[0].body
+    assert body["response_format"] == {"type": "json_object", "schema": FACT_SCHEMA} and body["max_tokens"] == 512
+    assert [m["role"] for m in body["messages"]] == ["user"]
+
+
+def test_a_chosen_json_schema_does_not_step_down_and_says_what_to_set():
+    with ScriptedServer(llama_cpp_python()) as server:
+        with pytest.raises(ExtractionError, match=r"HTTP 500.*KENNING_LLM_RESPONSE_FORMAT to json_object or none"):
+            openai_ex(server, response_format="json_schema").extract("I live in Berlin.", at=AT)
+        assert len(server.requests) == 1                                    # neither retried nor stepped
+
+
+def test_a_chosen_json_object_may_drop_only_the_schema(server):
+    # OpenAI's older models take json_object but no "schema" key in it
+    server.push(error_reply(400, "Unknown parameter: 'response_format.schema'."), openai_reply({"facts": [BERLIN]}),
+                error_reply(400, "response_format json_object is not supported"))
+    ex = openai_ex(server, response_format="json_object")
+    assert [c.object for c in ex.extract("I live in Berlin.", at=AT)] == ["berlin"]
+    assert [wire_format(r.body) for r in server.requests] == ["json_object+schema", "json_object"]
+    with pytest.raises(ExtractionError, match="KENNING_LLM_RESPONSE_FORMAT to none"):
+        ex.extract("I live in Berlin.", at=AT)
+    assert len(server.requests) == 3
+
+
+@pytest.mark.parametrize("placement, roles", [("system", ["system", "user"]), ("user", ["user"]),
+                                              ("both", ["system", "user"])])
+def test_instructions_in_the_system_message_the_user_turn_or_both(server, placement, roles):
+    server.push(openai_reply("{not json"), openai_reply({"facts": [BERLIN]}))
+    ex = openai_ex(server, instructions=placement)
+    assert [c.object for c in ex.extract("I live in Berlin.", at=AT, context=["hi"])] == ["berlin"]
+    first, reask = (r.body["messages"] for r in server.requests)
+    assert [m["role"] for m in first] == roles
+    assert [m["role"] for m in reask] == roles + ["assistant", "user"]     # the re-ask keeps the layout
+    user = first[-1]["content"]
+    assert (INSTRUCTIONS_MARK in user) == (placement != "system")
+    assert (placement != "user") == (first[0]["role"] == "system" and INSTRUCTIONS_MARK in first[0]["content"])
+    if placement != "system":
+        assert user.startswith(load_prompt().system[:80]) and user.index(INSTRUCTIONS_MARK) < user.rindex("<message>")
+    assert message_of(server.requests[0]) == "I live in Berlin." and '- "hi"' in user
+
+
+def test_a_template_that_drops_the_system_message():
+    # e.g. llama-cpp-python's gemma format: the model never sees the system message and chats instead
+    with ScriptedServer(LocalModel(answer_berlin, drops_system=True)) as server:
+        with pytest.raises(ExtractionError, match="unusable output twice.*not valid JSON"):
+            openai_ex(server).extract("I live in Berlin.", at=AT)
+        assert len(server.requests) == 2
+
+        got = openai_ex(server, instructions="user").extract("I live in Berlin.", at=AT)
+        assert [c.object for c in got] == ["berlin"] and len(server.requests) == 3
+        assert INSTRUCTIONS_MARK in server.requests[2].body["messages"][0]["content"]
+
+
+def test_llama_cpp_python_with_a_system_dropping_template_end_to_end():
+    """The failure of issue 14 in one server: json_schema → 500, no max_tokens → hang, system dropped."""
+    model = llama_cpp_python(answer_berlin, drops_system=True, hang=5.0)
+    with ScriptedServer(model) as server:
+        ex = openai_ex(server, timeout=1.0, instructions="user")
+        start = time.monotonic()
+        assert [c.object for c in ex.extract("I live in Berlin.", at=AT)] == ["berlin"]
+        assert time.monotonic() - start < 1.5 and len(server.requests) == 2
+        assert [m["role"] for m in model.seen[-1]] == ["user"]
+
+
+def test_anthropic_max_tokens_and_instructions_in_the_user_turn(server):
+    server.push(anthropic_reply({"facts": [BERLIN]}))
+    ex = anthropic_ex(server, max_tokens=700, instructions="user")
+    assert [c.object for c in ex.extract("I live in Berlin.", at=AT)] == ["berlin"]
+    body = server.requests[0].body
+    assert body["max_tokens"] == 700 and "system" not in body
+    assert INSTRUCTIONS_MARK in body["messages"][0]["content"] and message_of(server.requests[0]) == "I live in Berlin."
+
+
+def test_bad_max_tokens_and_instructions_are_config_errors():
+    with pytest.raises(ConfigError, match="KENNING_LLM_MAX_TOKENS"):
+        OpenAIExtractor(base_url="http://localhost:1/v1", model="m", max_tokens=0)
+    with pytest.raises(ConfigError, match="KENNING_LLM_INSTRUCTIONS"):
+        AnthropicExtractor(model="m", instructions="developer")
+    with pytest.raises(ConfigError, match="KENNING_LLM_RESPONSE_FORMAT"):
+        OpenAIExtractor(base_url="http://localhost:1/v1", model="m", response_format="json")
+    assert OpenAIExtractor(base_url="http://localhost:1/v1", model="m", response_format="text").response_format == "none"
+
+
+# -- the kinds: the same candidates as the offline extractor --------------------------------------------
+KINDS_ANSWER = {"facts": [
+    fact("has husband", "tom", kind="relation", entity_type="PERSON", source_quote="my husband Tom"),
+    fact("goes", "climbing", kind="routine", entity_type="SKILL", text="user goes climbing every weekend"),
+    fact("lives in", "portland", kind="plan", entity_type="PLACE", valid_at="2027-03-01T00:00:00Z"),
+    fact("ran", "first 10k", kind="event", entity_type="EVENT", valid_at="2026-08-13T10:00:00Z"),
+    fact("plays", "cello", kind="skill", entity_type="SKILL", ends=True),
+    fact("owns", "jeep", kind="possession", entity_type="PRODUCT"),
+]}
+
+
+def test_the_schema_and_the_prompt_speak_every_kind():
+    kind = FACT_SCHEMA["properties"]["facts"]["items"]["properties"]["kind"]
+    assert kind["enum"] == list(EXTRACT_KINDS)
+    for name in ("attribute", "relation", "preference", "possession", "skill", "routine", "plan", "event"):
+        assert name in EXTRACT_KINDS and f"`{name}`" in load_prompt().system
+    assert all(stored_kind(k) in FACT_KINDS for k in EXTRACT_KINDS)
+
+
+def test_kinds_map_to_the_candidates_the_store_knows(server):
+    server.push(openai_reply(KINDS_ANSWER))
+    got = openai_ex(server).extract("...", at=AT)
+    assert all(c.rejected is None for c in got)
+    tom, climbing, portland, run, cello, jeep = got
+    assert (tom.kind, tom.predicate, tom.object, tom.entity_type) == (stored_kind("relation"), "has husband", "tom",
+                                                                       "PERSON")
+    assert climbing.kind == stored_kind("routine") and climbing.text == "user goes climbing every weekend"
+    assert portland.kind == "plan" and portland.valid_at == datetime(2027, 3, 1, tzinfo=timezone.utc) > AT
+    assert (run.kind, run.predicate, run.object) == ("event", "ran", "first 10k")
+    assert run.valid_at == AT - timedelta(days=7)
+    assert cello.ends and cello.kind == "skill" and jeep.kind == "possession"
+    assert all(c.kind in FACT_KINDS for c in got)
+
+
+def test_stored_kind_spellings():
+    for kind in FACT_KINDS:
+        assert stored_kind(kind) == kind
+    assert stored_kind("relation") in ("relation", "relationship") and stored_kind("relationship") in FACT_KINDS
+    assert stored_kind("routine") in ("routine", "habit") and stored_kind("Habit") in FACT_KINDS
+    assert stored_kind("mood") == "mood"   # unknown: the write path maps it and counts nothing as stored
+
+
+def test_prompt_examples_cover_the_kinds_endings_and_dates():
+    examples = re.findall(r'^\{"facts": \[(?:\]\}|.*?^\]\})', load_prompt().system, flags=re.S | re.M)
+    facts = [f for e in examples for f in json.loads(e)["facts"]]
+    assert {f["kind"] for f in facts} >= {"attribute", "relation", "preference", "possession", "skill", "routine",
+                                          "plan", "event"}
+    assert any(f["ends"] for f in facts) and all(f["entity_type"] == "PERSON" for f in facts if f["kind"] == "relation")
+    assert all(f["valid_at"] for f in facts if f["kind"] in ("plan", "event"))
 
 
 # -- Anthropic -----------------------------------------------------------------------------------------
@@ -310,6 +556,15 @@ def test_settings_read_llm_variables():
     assert Settings().llm_timeout == 30
     with pytest.raises(ConfigError, match="llm_timeout"):
         Settings.from_env({"KENNING_LLM_TIMEOUT": "0"})
+    d = Settings()
+    assert (d.llm_max_tokens, d.llm_response_format, d.llm_instructions) == (DEFAULT_MAX_TOKENS, "auto", "system")
+    s = Settings.from_env({"KENNING_LLM_MAX_TOKENS": "900", "KENNING_LLM_RESPONSE_FORMAT": "none",
+                           "KENNING_LLM_INSTRUCTIONS": "both"})
+    assert (s.llm_max_tokens, s.llm_response_format, s.llm_instructions) == (900, "none", "both")
+    for var, value in (("KENNING_LLM_MAX_TOKENS", "0"), ("KENNING_LLM_RESPONSE_FORMAT", "yaml"),
+                       ("KENNING_LLM_INSTRUCTIONS", "developer")):
+        with pytest.raises(ConfigError, match=var.removeprefix("KENNING_").lower()):
+            Settings.from_env({var: value})
 
 
 def test_memory_builds_openai_from_the_environment(monkeypatch, server):
