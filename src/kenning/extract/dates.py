@@ -30,7 +30,9 @@ PATTERNS = [
     ("today", r"\b(?:today|tonight|this morning|right now)\b"),
     ("since_year", r"\bsince (?P<year>(?:19|20)\d\d)\b"),
     ("month_day", rf"\b(?:(?P<prep>on|in|since|by|until|from) )?{_MONTH} (?P<day>\d{{1,2}})(?:st|nd|rd|th)?(?:,? (?P<year>(?:19|20)\d\d))?\b"),
-    ("month", rf"\b(?P<prep>in|since|by|from|this|last|next|until|starting(?: in)?) {_MONTH}(?: (?P<year>(?:19|20)\d\d))?\b"),
+    ("day_month", rf"\b(?:(?P<prep>on|since|by|until|from) )?(?:the )?(?P<day>\d{{1,2}})(?:st|nd|rd|th)? (?:of )?{_MONTH}(?:,? (?P<year>(?:19|20)\d\d))?\b"),
+    ("month", rf"\b(?P<prep>in|since|by|from|this|last|next|until|starting(?: in)?|end of|the end of|mid|early|late) {_MONTH}(?: (?P<year>(?:19|20)\d\d))?\b"),
+    ("ordinal", r"\b(?P<prep>on|since|from|by|until) the (?P<day>\d{1,2})(?:st|nd|rd|th)\b"),
     ("year", r"\b(?:in|since|from) (?P<year>(?:19|20)\d\d)\b"),
 ]
 _COMPILED = [(name, re.compile(rx, re.I)) for name, rx in PATTERNS]
@@ -98,9 +100,19 @@ def _resolve(name: str, m: re.Match, at: datetime, tense: str):
         return at, "either"
     if name in ("since_year", "year"):
         return at.replace(year=int(g["year"]), month=1, day=1, hour=0, minute=0, second=0, microsecond=0), "past"
+    if name == "ordinal":   # "on the 3rd": this month's, or last month's if that is yet to come
+        day = int(g["day"])
+        when = _safe(at, at.year, at.month, min(day, 28) if day > 28 else day)
+        if when > at and tense != "future":
+            when = _safe(at, at.year if at.month > 1 else at.year - 1, at.month - 1 or 12, day)
+        elif when < day0 and tense == "future":
+            when = _safe(at, at.year + (at.month == 12), at.month % 12 + 1, day)
+        return when, "past" if when <= at else "future"
     month = MONTHS[g["month"].lower().rstrip(".")]
-    day = int(g.get("day") or 1)
     prep = (g.get("prep") or "").lower()
+    day = int(g.get("day") or {"end of": 28, "the end of": 28, "mid": 15, "late": 20}.get(prep, 1))
+    if prep in ("end of", "the end of", "mid", "early", "late"):
+        prep = "in"
     if g.get("year"):
         year = int(g["year"])
     else:

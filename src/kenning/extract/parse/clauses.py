@@ -1,6 +1,7 @@
 """Clauses of a parsed sentence and what they say about their subject, tense and certainty."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from .. import dates
@@ -8,7 +9,12 @@ from . import words as w
 
 USER_WORDS = frozenset({"i", "me", "myself"})
 WE_WORDS = frozenset({"we", "us"})
-CLAUSE_DEPS = frozenset({"ROOT", "conj", "ccomp", "parataxis", "advcl", "xcomp", "relcl", "acl"})
+CLAUSE_DEPS = frozenset({"ROOT", "conj", "ccomp", "parataxis", "advcl"})   # an xcomp is read by its governor
+REQUEST_START = re.compile(
+    r"^(?:\W*(?:ok|okay|so|hey|oh|and|also|btw|honestly|hi|hello|actually|now|oh and|one more thing)\b[\s,.!]*){0,3}"
+    r"(?:please|pls|can you|could you|would you|will you|you can|you could|you should|always|never|just|from now on|"
+    r"going forward|make sure|don't|do not|stop|drop|use|keep|give|switch|make|write|reply|answer|respond|talk|"
+    r"explain|ditch|skip)\b", re.I)
 MODALS = frozenset({"could", "might", "may", "would", "should", "must", "can"})
 
 
@@ -48,7 +54,7 @@ def own_tokens(verb) -> list:
 def clause_heads(sent) -> list:
     heads = []
     for tok in sent:
-        if tok.pos_ not in ("VERB", "AUX") and not (tok.dep_ == "ROOT"):
+        if tok.pos_ not in ("VERB", "AUX"):
             continue
         if tok.pos_ == "AUX" and tok.dep_ not in ("ROOT", "conj", "ccomp", "parataxis", "advcl"):
             continue
@@ -113,8 +119,8 @@ def classify(verb, sent, at) -> Clause:
                                                    for t in verb.children) or "maybe" in low or "perhaps" in low
     if "would" in aux_words and verb.lemma_ in ("like", "love", "prefer"):
         c.hypothetical = False   # "I'd like …", "I'd prefer …": a wish, said plainly
-    c.request = kind == "you" or (kind == "none" and verb.tag_ == "VB" and verb.i == _first_word(sent).i) or (
-        kind == "none" and "please" in low and verb.tag_ == "VB")
+    c.request = kind == "you" or bool(REQUEST_START.match(sent.text)) or (
+        kind == "none" and verb.tag_ == "VB" and verb.i == _first_word(sent).i)
     text = " ".join(t.text for t in c.tokens)
     tense = "past" if c.tense == "past" else ("future" if c.tense == "future" or c.progressive else "present")
     c.date = dates.find(text, at, tense)

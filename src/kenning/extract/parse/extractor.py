@@ -26,6 +26,9 @@ from .relations import relations
 from .settings import requests
 
 MAX_OBJECT_WORDS = 7
+_TIMEISH = frozenset("morning mornings evening evenings night nights week weeks weekend weekends day days "
+                    "month months year years minute minutes hour hours".split())
+CHANGE_SLOTS = frozenset({"works at", "works as", "lives in", "studies at", "is a member of"})
 
 
 class ParseExtractor(Extractor):
@@ -85,9 +88,16 @@ def _sentence(sent, at: datetime) -> list[Candidate]:
             if c.hedged:
                 cand.confidence = min(cand.confidence, 0.6)
         out.extend(got)
-    if not heads or all(c.subject == "other" and c.verb.pos_ != "VERB" for c in clauses):
+    if not heads or sent.root.pos_ not in ("VERB", "AUX"):
         out.extend(_fragment(sent))
+    out.extend(_verbless(sent, clauses))
     out.extend(_fragment_job(sent))
+    change = [cand for cand in out if cand.valid_at is None and not cand.ends and cand.predicate in CHANGE_SLOTS]
+    if change:
+        later = dates.find(sent.text, at, "future")
+        if later is not None and later.when > at:
+            for cand in change:
+                cand.valid_at, cand.kind = later.when, "plan" if cand.kind != "relation" else cand.kind
     if births:
         for cand in out:
             if cand.kind == "relation" and cand.object in births and not cand.ends:
@@ -136,6 +146,8 @@ def _gate(c: Candidate) -> bool:
         return False
     if len(words) > MAX_OBJECT_WORDS:
         return False
+    if c.kind in ("routine", "skill", "preference", "possession") and any(x in _TIMEISH for x in words):
+        return False
     if c.predicate.startswith("is aged"):
         return obj.isdigit() and 0 < int(obj) < 120
     return any(ch.isalnum() for ch in obj)
@@ -180,17 +192,43 @@ def _positive(c: Clause, lemma: str, prt: str | None) -> list[Candidate]:
         if num is not None and c.subject in ("user", "none"):
             return [make("attribute", "is aged", num.text, None, text=f"user is aged {num.text}")]
         return []
-    if lemma in ("start", "begin", "take") and (prt in (None, "up")):
+    if lemma in ("start", "begin", "take", "try", "keep", "continue", "resume") and (prt in (None, "up")):
         x = next((t for t in v.children if t.dep_ in ("xcomp",) and t.pos_ == "VERB"), None)
         if x is not None:
-            inner = classify(x, x.sent, at=None) if False else None
-            sub = Clause(verb=x, subject=c.subject, tense=c.tense, date=c.date, again=c.again)
-            got = _positive(sub, x.lemma_.lower(), None)
-            return got or ([] if x.lemma_ in w.EVENT_STOP else fr.intransitive(sub, x))
+            sub = Clause(verb=x, subject=c.subject, tense="present", date=c.date, again=c.again)
+            xprt = next((t.lower_ for t in x.children if t.dep_ == "prt"), None)
+            if lemma == "try" and (_ending(sub, x.lemma_.lower(), xprt) is not None):
+                return []   # "trying to quit": not yet
+            got = _positive(sub, x.lemma_.lower(), xprt)
+            return got or ([] if x.lemma_ in w.EVENT_STOP or fr._dobj(x) is not None
+                           else fr.intransitive(sub, x))
+    if lemma == "cut" and prt in ("down", "back"):
+        for prep, o in fr._preps(v):
+            if prep == "on":
+                return [make("routine", "does", ph.phrase(o), None, text=f"user is cutting down on {ph.phrase(o)}")]
+    if lemma in ("offer",) and v.tag_ == "VBN":
+        out = []
+        obj = fr._dobj(v)
+        if obj is not None and obj.lemma_ not in w.JOB_NOUNS:
+            out.append(make("attribute", "works as", ph.phrase(obj), "ROLE"))
+        for prep, o in fr._preps(v) + (fr._preps(obj) if obj is not None else []):
+            if prep in ("at", "with", "by", "from") and o.pos_ in ("PROPN", "NOUN"):
+                out.append(make("attribute", "works at", ph.phrase(o), "ORG"))
+        return out
+    if lemma in ("buy", "rent", "lease") and fr.housing(c, v):
+        return fr.housing(c, v)
+    if lemma == "get" and c.perfect:
+        return fr.have(c, v)
     if lemma in fr.JOB_START:
         jobs = fr.job_start(c, v)
         if jobs:
             return jobs
+        obj = fr._dobj(v)
+        if lemma in ("start", "begin") and obj is not None and obj.pos_ in ("NOUN", "PROPN") and \
+                obj.lemma_ not in w.JOB_NOUNS and obj.lemma_ not in w.ABSTRACT:
+            words = [t for t in obj.subtree if not t.is_punct and t.lower_ not in ("a", "an", "the", "my", "our")]
+            thing = " ".join(t.text for t in words[:5])
+            return [make("routine", "does", thing, "SKILL", text=f"user started {thing}")]
     if lemma in ("adopt", "rescue", "get", "buy") and _pet_object(v):
         return []   # relations() names the pet
     if lemma == "retire" and c.tense == "past":
@@ -212,6 +250,12 @@ def _positive(c: Clause, lemma: str, prt: str | None) -> list[Candidate]:
         return []
     if lemma in ("buy", "purchase", "get") and c.tense == "past":
         obj = fr._dobj(v)
+        if obj is not None and (obj.lemma_ in w.RELATION_NOUNS or obj.lower_ in w.RELATION_NOUNS or
+                                obj.lemma_ in w.JOB_NOUNS or obj.lemma_ in w.PET_NOUNS):
+            return []
+        if obj is not None and ph.phrase(obj).lower() in w.CONDITION_NOUNS or (
+                obj is not None and obj.lemma_ in w.CONDITION_NOUNS):
+            return [make("attribute", "has condition", ph.phrase(obj).lower(), None)]
         if obj is not None and obj.lemma_ not in w.ABSTRACT and obj.pos_ in ("NOUN", "PROPN"):
             return [make("possession", "owns", ph.phrase(obj), ph.entity_type(obj, "PRODUCT"))]
     if c.tense == "past" and not c.perfect or (c.perfect and c.date is not None):
@@ -306,7 +350,8 @@ def _ending(c: Clause, lemma: str, prt: str | None) -> list[Candidate] | None:
     if lemma == "get" and prt is None:
         return None
     out = []
-    x = next((t for t in v.children if t.dep_ in ("xcomp", "dobj", "pcomp") and t.tag_ == "VBG"), None)
+    x = next((t for t in v.children if t.dep_ in ("xcomp", "dobj", "pcomp") and (
+        t.tag_ == "VBG" or (t.dep_ == "dobj" and t.lower_.endswith("ing") and t.pos_ == "NOUN"))), None)
     if x is not None:   # "stopped eating red meat", "quit smoking"
         obj = fr._dobj(x)
         thing = ph.phrase(obj) if obj is not None else x.lower_
@@ -356,6 +401,8 @@ def _copula(c: Clause) -> list[Candidate]:
         for item in ph.conjuncts(a):
             out.extend(_copula_value(c, item))
     for p, o in fr._preps(v):
+        if p == "in" and o.ent_type_ in ("GPE",) and c.subject in ("user", "we") and c.tense != "future":
+            out.append(make("attribute", "lives in", ph.phrase(o), "PLACE"))
         if p == "from":
             out.append(make("attribute", "is from", ph.phrase(_place_in_or(o)), "PLACE"))
         elif p == "on" and o.pos_ in ("NOUN", "PROPN") and o.lower_ not in w.PRONOUN_OBJECTS and (
@@ -473,6 +520,40 @@ def _fragment(sent) -> list[Candidate]:
     return out
 
 
+def _verbless(sent, clauses) -> list[Candidate]:
+    """What a first-person message says without a verb of its own: a diet ("vegetarian ten years
+    now"), "N days without a cigarette", "caffeine free", "the end of golf for me"."""
+    out = []
+    others = {t.i for c in clauses if c.subject in ("other", "my") for t in c.tokens}
+    for t in sent:
+        if t.i in others:
+            continue
+        if (t.lower_ in w.DIETS) and t.dep_ in ("ROOT", "appos", "npadvmod", "conj", "dobj", "attr", "nmod",
+                                                   "amod", "advmod") and not (t.head.lemma_ == "be" and any(
+                                                       c.verb is t.head and c.subject in ("user", "we")
+                                                       for c in clauses)) and t.head.lemma_ != "be":
+            if not any(x.dep_ == "neg" for x in t.head.children):
+                out.append(make("attribute", "follows diet", t.lower_, None, text=f"user is {t.lower_}"))
+        if t.lower_ == "without" and t.head.lemma_ in w.TIME_NOUNS:
+            for o in t.children:
+                if o.dep_ == "pobj":
+                    thing = w.SYNONYMS.get(o.lower_, o.lower_)
+                    out.append(make("routine", "does", thing, None, ends=True, text=f"user stopped {thing}"))
+        if t.lower_ == "no" and t.dep_ == "det" and (t.head.tag_ == "VBG" or t.head.lower_.endswith("ing")):
+            out.append(make("routine", "does", t.head.lower_, None, ends=True, text=f"user stopped {t.head.lower_}"))
+        if t.lower_ == "free" and t.i > 0 and t.nbor(-1).pos_ == "NOUN":
+            thing = w.SYNONYMS.get(t.nbor(-1).lower_, t.nbor(-1).lower_)
+            out.append(make("routine", "does", thing, None, ends=True, text=f"user stopped {thing}"))
+        if t.lower_ == "end" and "for me" in sent.text.lower():
+            for p in t.children:
+                if p.dep_ == "prep" and p.lower_ == "of":
+                    for o in p.children:
+                        if o.dep_ == "pobj":
+                            out.append(make("routine", "does", o.lower_, None, ends=True,
+                                            text=f"user stopped {o.lower_}"))
+    return out
+
+
 def _fragment_job(sent) -> list[Candidate]:
     """"first week at Spotify done", "2 weeks in at EA": a new job, said in passing."""
     out = []
@@ -513,6 +594,17 @@ def _other(c: Clause, at: datetime, births: list) -> list[Candidate]:
     if lemma == "bear" and v.tag_ == "VBN" and name is not None:
         births.append(name.text.lower())
         return []
+    if lemma == "offer" and any(t.lower_ == "me" and t.dep_ in ("dative", "dobj") for t in v.children):
+        job = fr._dobj(v)
+        if job is not None and job.lemma_ in w.JOB_NOUNS and (subj.pos_ == "PROPN" or subj.ent_type_ == "ORG"):
+            return [make("attribute", "works at", ph.phrase(subj), "ORG")]
+        if job is not None and job.lemma_ not in w.JOB_NOUNS:
+            return [make("attribute", "works as", ph.phrase(job), "ROLE")]
+    if lemma in ("split", "break") and subj.lemma_ in w.GROUP_NOUNS and c.subject in ("other", "my"):
+        return [make("attribute", "is a member of", subj.lemma_, None, ends=True, text=f"the {subj.lemma_} split up")]
+    if lemma == "expect" and subj.lemma_ in w.PARTNER and c.subject == "my" or (
+            lemma == "expect" and c.subject == "we"):
+        return [make("plan", "is expecting", "baby", None, text="user is expecting a baby")]
     if lemma == "propose" and name is not None:
         return [make("relation", "is engaged to", name.text, "PERSON")]
     if c.subject == "my" and lemma == "be" and subj.lemma_ not in w.RELATION_NOUNS and subj.lemma_ not in w.PET_NOUNS:

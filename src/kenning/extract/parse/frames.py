@@ -87,7 +87,7 @@ def work(clause: Clause, verb) -> list:
             out.append(make("attribute", "works as", _obj_text(o), "ROLE"))
         elif prep == "in" and o.ent_type_ in ("GPE", "LOC"):
             out.append(make("attribute", "works in", _obj_text(o), "PLACE"))
-        elif prep == "in":
+        elif prep == "in" and clause.tense != "past" and o.pos_ in ("NOUN", "PROPN"):
             out.append(make("attribute", "works in", _obj_text(o), "TOPIC"))
         elif prep == "on" and o.lemma_ in ("team", "project", "product"):
             out.append(make("attribute", "works on", _obj_text(o), "THING"))
@@ -99,7 +99,7 @@ def live(clause: Clause, verb) -> list:
     for prep, o in _preps(verb):
         if prep in ("in", "at", "near", "outside", "on"):
             place = _place_in(o)
-            if place.lower_ not in ("home", "boxes", "box", "suitcase"):
+            if place.lower_ not in ("home", "boxes", "box", "suitcase") and place.lemma_ not in HOUSING:
                 out.append(make("attribute", "lives in", _obj_text(place), "PLACE"))
         elif prep == "with":
             for item in ph.conjuncts(o):
@@ -111,13 +111,17 @@ def live(clause: Clause, verb) -> list:
     return out
 
 
+HOUSING = frozenset("""house flat apartment bungalow condo home place cottage studio townhouse room loft
+ duplex cabin farmhouse""".split())
+
+
 def move(clause: Clause, verb) -> list:
     out = []
     for prep, o in _preps(verb):
         if prep in PLACE_PREPS or prep in ("back to", "over to", "out to", "up to", "down to"):
             place = _place_in(o)
-            if place.lower_ in ("home",):
-                continue
+            if place.lower_ in ("home",) or place.lemma_ in HOUSING:
+                continue   # "moved into the condo": where, the message does not say
             out.append(make("attribute", "lives in", _obj_text(place), "PLACE"))
             break
     return out
@@ -208,6 +212,25 @@ def play(clause: Clause, verb) -> list:
     return out
 
 
+def teach(clause: Clause, verb) -> list:
+    out = simple(clause, verb, "teaches", "attribute", "TOPIC") if _dobj(verb) is not None else []
+    for prep, o in _preps(verb):
+        if prep in ("at", "for") and o.pos_ in ("PROPN", "NOUN") and o.lemma_ not in HOUSING:
+            out.append(make("attribute", "works at", _obj_text(o), "ORG"))
+    return out
+
+
+def housing(clause: Clause, verb) -> list:
+    """"we're buying a bungalow in Harrogate": where the user will live."""
+    obj = _dobj(verb)
+    if obj is None or obj.lemma_ not in HOUSING:
+        return []
+    place = _place_in(obj)
+    if place is obj:
+        return []
+    return [make("attribute", "lives in", _obj_text(place), "PLACE")]
+
+
 def study(clause: Clause, verb) -> list:
     out = []
     obj = _dobj(verb)
@@ -252,8 +275,8 @@ def job_start(clause: Clause, verb) -> list:
 
 
 FRAMES = {
-    "work": work, "live": live, "reside": live, "move": move, "relocate": move, "have": have, "own": have,
-    "play": play, "study": study, "major": study,
+    "work": work, "live": live, "reside": live, "move": move, "relocate": move, "settle": move, "have": have, "own": have,
+    "play": play, "study": study, "major": study, "teach": teach,
 }
 LIKE = {"like": "likes", "love": "likes", "enjoy": "likes", "adore": "likes", "prefer": "prefers",
         "hate": "dislikes", "dislike": "dislikes", "detest": "dislikes", "loathe": "dislikes",

@@ -57,7 +57,9 @@ def text_of(tokens) -> str:
         return ""
     out = ""
     for i, t in enumerate(tokens):
-        out += t.text + (t.whitespace_ if i < len(tokens) - 1 else "")
+        out += t.text
+        if i < len(tokens) - 1:
+            out += t.whitespace_ if tokens[i + 1].i == t.i + 1 else " "
     return out.strip(" ,.;:!?-'\"")
 
 
@@ -97,7 +99,9 @@ def entity_type(head, default: str | None) -> str | None:
 
 def is_name(tok) -> bool:
     """A proper name as written: a capitalised PROPN, or a PERSON entity."""
-    return (tok.pos_ == "PROPN" or tok.ent_type_ == "PERSON") and tok.text[:1].isupper() and tok.is_alpha
+    return ((tok.pos_ == "PROPN" or tok.ent_type_ == "PERSON") and tok.text[:1].isupper() and tok.is_alpha
+            and tok.ent_type_ not in ("DATE", "TIME", "CARDINAL", "ORDINAL", "NORP")
+            and tok.lower_ not in DATE_WORDS)
 
 
 def names_near(tok) -> list[str]:
@@ -107,6 +111,8 @@ def names_near(tok) -> list[str]:
     for child in tok.children:
         if child.dep_ in ("appos", "compound", "npadvmod", "attr", "conj", "dobj") and child.i > tok.i and is_name(child):
             out.extend(c for c in conjuncts(child) if is_name(c))
+            out.extend(g for c in child.subtree for g in [c] if g.dep_ in ("conj", "appos") and is_name(g)
+                       and g.i > child.i)
         elif child.dep_ == "acl" and child.lemma_ in ("call", "name"):
             for g in child.children:
                 if g.dep_ in ("oprd", "attr", "dobj", "npadvmod", "xcomp", "appos") and g.is_alpha:
@@ -116,8 +122,7 @@ def names_near(tok) -> list[str]:
     if not out:
         # "my husband Tom" parsed as compound: the name is the head, the relation word its compound
         nxt = tok.doc[tok.i + 1] if tok.i + 1 < len(tok.doc) else None
-        if nxt is not None and is_name(nxt) and nxt.dep_ in ("appos", "compound", "ROOT", "nsubj", "npadvmod",
-                                                            "pobj", "dobj", "conj", "attr"):
+        if nxt is not None and is_name(nxt):
             out.append(nxt)
     seen, names = set(), []
     for t in out:

@@ -36,8 +36,27 @@ def _age(name_tok) -> str | None:
     return None
 
 
+def _pet_named(sent) -> list:
+    """"we adopted a cat … we named her Noodle", "adopting a rabbit, her name is Kanel"."""
+    pet = next((t for t in sent if (t.lemma_ in w.PET_NOUNS or t.lower_ in w.PET_NOUNS) and t.pos_ == "NOUN"), None)
+    if pet is None:
+        return []
+    for t in sent:
+        name = None
+        if t.lemma_ in ("name", "call") and t.pos_ == "VERB" and any(c.lower_ in ("her", "him", "it", "them")
+                                                                    for c in t.children):
+            name = next((c for c in t.children if c.dep_ in ("oprd", "xcomp", "attr", "ccomp", "dobj", "npadvmod")
+                         and c.lower_ not in ("her", "him", "it", "them") and c.text[:1].isupper()), None)
+        elif t.lower_ == "name" and t.pos_ == "NOUN" and any(c.lower_ in ("her", "his", "its") for c in t.children):
+            name = next((c for c in t.head.children if c.dep_ == "attr" and c.text[:1].isupper()), None)
+        if name is not None:
+            kind = w.PET_NOUNS.get(pet.lower_) or w.PET_NOUNS.get(pet.lemma_)
+            return [make("relation", f"has {kind}", name.text, "THING", text=f"user has a {pet.lower_} named {name.text}")]
+    return []
+
+
 def relations(sent) -> list:
-    out = []
+    out = _pet_named(sent)
     for tok in sent:
         word = tok.lower_
         lemma = tok.lemma_.lower()

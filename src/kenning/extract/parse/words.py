@@ -55,11 +55,14 @@ PRONOUN_OBJECTS = frozenset(lx.PRONOUNS | {"myself", "yourself", "everyone", "so
                                            "nobody", "each other", "one another", "all", "lot", "much",
                                            "more", "here", "there", "what", "which", "who", "way", "thing",
                                            "things", "stuff", "bit", "kind", "sort", "time", "day", "today"})
-ABSTRACT = frozenset(lx.TRANSIENT | {"idea", "news", "chance", "opportunity", "feeling", "sense", "vibe", "back",
+ABSTRACT = frozenset(lx.TRANSIENT | lx.ACQUIRED_TRANSIENT | {"keys", "key", "job", "offer", "permit", "results",
+                                     "job offer", "visa", "place","idea", "news", "chance", "opportunity", "feeling", "sense", "vibe", "back",
                                      "backs", "fun", "luck", "break", "mind", "point", "trouble", "mess",
                                      "blast", "ball", "crisis", "sleep", "rest", "care", "attention", "word",
                                      "promise", "decision", "choice", "difference", "effort", "progress",
                                      "question", "answer", "thanks", "sorry", "hug", "favor", "favour"})
+SYNONYMS = {"cigarette": "smoking", "cigarettes": "smoking", "cigs": "smoking", "caffeine": "coffee",
+            "alcohol": "drinking", "booze": "drinking"}
 # verbs whose past tense is a passing moment, not something worth keeping as an event
 EVENT_STOP = frozenset("""say tell ask think know see look hear feel want need get make let try mean guess hope
  wonder forget remember realize realise notice seem sound call text message email reply thank chat talk
