@@ -205,11 +205,14 @@ def fixture_responder(fixture: dict[str, dict], provider: str) -> Callable[[Reco
 # -- a local model server, quirks included -------------------------------------------------------------
 INSTRUCTIONS_MARK = "Answer with one JSON object"   # a line of the extraction prompt's instructions
 
-# What llama-cpp-python's server (0.3.x) answers to {"response_format": {"type": "json_schema", ...}}: its
-# request model allows only "text" and "json_object", and its route wraps the validation error as a 500.
+# What llama-cpp-python's server (0.3.36, seen on a real one) answers to {"response_format": {"type":
+# "json_schema", ...}}: its request model allows only "text" and "json_object", and its route wraps the
+# validation error as an HTTP 500 "internal_server_error".
 LLAMA_CPP_PYTHON_JSON_SCHEMA_ERROR = (
-    "[{'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), 'msg': \"Input should be 'text' or "
-    "'json_object'\", 'input': 'json_schema', 'ctx': {'expected': \"'text' or 'json_object'\"}}]")
+    "1 validation error:\n  {'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), 'msg': \"Input "
+    "should be 'text' or 'json_object'\", 'input': 'json_schema', 'ctx': {'expected': \"'text' or "
+    "'json_object'\"}}\n\n  File \"llama_cpp/server/app.py\", line 376, in create_chat_completion\n"
+    "    POST /v1/chat/completions")
 
 
 def wire_format(body: Any) -> str:
