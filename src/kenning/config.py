@@ -65,7 +65,8 @@ class Settings(BaseModel):
                      "predicate_threshold", "retrieval_floor", "context_budget_chars", "context_budget_unit", "onnx_threads",
                      "worker_threads", "job_lease_seconds",
                      "max_note_chars", "note_dedupe_threshold", "max_core_chars", "max_render", "max_body_bytes", "permission_read", "permission_admin", "llm_base_url", "llm_model", "llm_api_key",
-                     "llm_timeout", "llm_max_tokens", "llm_response_format", "llm_instructions", "anthropic_base_url", "anthropic_api_key", "anthropic_model"):
+                     "llm_timeout", "llm_max_tokens", "llm_response_format", "llm_instructions",
+                     "anthropic_base_url", "anthropic_api_key", "anthropic_model"):
             key = f"KENNING_{name.upper()}"
             if env.get(key):
                 values[name] = env[key]

@@ -3,7 +3,8 @@
 Real HTTP on 127.0.0.1: the servers replay prepared answers, good and bad (truncated JSON, wrong
 types, another subject, 500/429 then success, a 400 refusing json_schema, a hang past the timeout),
 and record what the client sent. ``LocalModel`` plays the quirks of real local servers (llama-cpp-python
-refusing json_schema with a 500, hanging without max_tokens, chat templates that drop the system message). The scenarios of the write path run through both providers with
+refusing json_schema with a 500, hanging without max_tokens, chat templates that drop the system message).
+The scenarios of the write path run through both providers with
 answers prepared once from the rule extractor (tests/data/llm-scenario-responses.json, written by
 tests/data/make_llm_responses.py).
 """
@@ -24,7 +25,7 @@ from kenning import Memory, Settings
 from kenning.errors import ConfigError, ExtractionError
 from kenning.extract.anthropic import AnthropicExtractor
 from kenning.extract.llm import (DEFAULT_MAX_TOKENS, EXTRACT_KINDS, FACT_FIELDS, FACT_SCHEMA, PROMPT_VERSION,
-                                 MalformedOutput, RetryPolicy, load_prompt, parse_answer, stored_kind)
+                                 LLMExtractor, MalformedOutput, RetryPolicy, load_prompt, parse_answer, stored_kind)
 from kenning.extract.openai import OpenAIExtractor
 from kenning.model import ENTITY_TYPES, FACT_KINDS
 from llm_server import (INSTRUCTIONS_MARK, LLAMA_CPP_PYTHON_JSON_SCHEMA_ERROR, LocalModel, Reply, ScriptedServer,
@@ -408,7 +409,8 @@ def test_bad_max_tokens_and_instructions_are_config_errors():
         AnthropicExtractor(model="m", instructions="developer")
     with pytest.raises(ConfigError, match="KENNING_LLM_RESPONSE_FORMAT"):
         OpenAIExtractor(base_url="http://localhost:1/v1", model="m", response_format="json")
-    assert OpenAIExtractor(base_url="http://localhost:1/v1", model="m", response_format="text").response_format == "none"
+    legacy = OpenAIExtractor(base_url="http://localhost:1/v1", model="m", response_format="text")
+    assert legacy.response_format == "none"
 
 
 # -- the kinds: the same candidates as the offline extractor --------------------------------------------
@@ -605,13 +607,14 @@ def test_missing_configuration_names_the_variable(monkeypatch, env, provider, ne
 
 
 def test_unknown_extractor_and_bad_urls():
-    with pytest.raises(ConfigError, match="'rules', 'openai', 'anthropic'"):
+    with pytest.raises(ConfigError, match="'parse', 'rules', 'openai', 'anthropic'"):
         Memory(":memory:", embedder=None, extractor="gpt")
     with pytest.raises(ConfigError, match="KENNING_LLM_BASE_URL"):
         OpenAIExtractor(base_url="localhost:11434", model="m")
     with pytest.raises(ConfigError, match="response_format"):
         OpenAIExtractor(base_url="http://localhost:1/v1", model="m", response_format="yaml")
-    assert Memory(":memory:", embedder=None).extractor.name == "rules"
+    with Memory(":memory:", embedder=None) as mem:
+        assert not isinstance(mem.extractor, LLMExtractor)   # the offline extractor is the default
 
 
 @pytest.mark.parametrize("base, url", [
