@@ -68,3 +68,10 @@ def diet_conflict(predicate: str, obj: str, fact: Fact) -> bool:
     if predicate == "eats" and fact.predicate == "follows diet" and fact.object in DIET_EXCLUDES:
         return bool({stem(x) for x in obj.split()} & {stem(x) for x in DIET_EXCLUDES[fact.object]})
     return False
+
+
+def partner_upgrade(predicate: str, obj: str, fact: Fact) -> bool:
+    """"is married to · kenji" ends "has boyfriend · kenji": one partner, a new word for them."""
+    return (predicate in PARTNER_PREDICATES and fact.predicate in PARTNER_PREDICATES
+            and fact.predicate != predicate and fact.object.lower() == obj.lower()
+            and predicate not in ("lives with",) and fact.predicate not in ("lives with",))

@@ -12,6 +12,7 @@
 """
 from __future__ import annotations
 
+import re
 from datetime import datetime, timedelta
 
 from .. import dates
@@ -55,8 +56,38 @@ class ParseExtractor(Extractor):
                 doc = next(docs)
                 for sent in doc.sents:
                     cands.extend(_sentence(sent, when))
-            out.append(_unique(cands))
+                if any(c.predicate.startswith("prefers ") for c in cands) or _asks(doc):
+                    got = requests(doc.text, True)
+                    have = {(c.predicate, c.object) for c in cands}
+                    cands.extend(g for g in got if (g.predicate, g.object) not in have)
+            out.append(_unique(cands + _named_pet(ps, cands)))
         return out
+
+
+_NAMED = re.compile(r"\b(?:named|called|name is|name's)\s+([A-Z][a-z]{1,20})\b")
+_ADOPTED = re.compile(r"\b(?:adopted|adopting|rescued|got|getting|bought|brought home)\s+(?:a|an|our|my)\s+(?:new\s+|little\s+)?"
+                      r"(\w+)", re.I)
+
+
+def _named_pet(pieces: list[str], cands: list[Candidate]) -> list[Candidate]:
+    """"we adopted a puppy!! a lab mix named Buster": the name is said a sentence later."""
+    text = " ".join(pieces)
+    adopted = next((m.group(1).lower() for m in _ADOPTED.finditer(text) if m.group(1).lower() in w.PET_NOUNS), None)
+    if adopted is None or any(c.predicate.startswith("has ") and c.kind == "relation" and c.entity_type == "THING"
+                              for c in cands):
+        return []
+    named = _NAMED.search(text)
+    if named is None:
+        return []
+    kind = w.PET_NOUNS[adopted]
+    quote = text[:300]
+    return [make("relation", f"has {kind}", named.group(1), "THING",
+                 text=f"user has a {adopted} named {named.group(1)}").model_copy(update={"source_quote": quote})]
+
+
+def _asks(doc) -> bool:
+    from .clauses import REQUEST_START
+    return any(REQUEST_START.match(s.text) or any(t.lower_ == "you" and t.dep_ == "nsubj" for t in s) for s in doc.sents)
 
 
 def _sentence(sent, at: datetime) -> list[Candidate]:
@@ -69,6 +100,8 @@ def _sentence(sent, at: datetime) -> list[Candidate]:
     question = quote.endswith("?")
     if any(c.request for c in clauses) or any(c.subject == "you" for c in clauses):
         out.extend(requests(quote, True))
+        for cand in out:
+            cand.notes.append("request")
     if not question or out:
         out.extend(relations(sent))
     births = []
@@ -85,14 +118,17 @@ def _sentence(sent, at: datetime) -> list[Candidate]:
             got = []
         for cand in got:
             _date(cand, c, at)
+            if c.tense == "future" or c.progressive or c.subject in ("other", "my"):
+                cand.notes.append("may_start_later")
             if c.hedged:
                 cand.confidence = min(cand.confidence, 0.6)
         out.extend(got)
     if not heads or sent.root.pos_ not in ("VERB", "AUX"):
         out.extend(_fragment(sent))
-    out.extend(_verbless(sent, clauses))
+    out.extend(_verbless(sent, clauses, at))
     out.extend(_fragment_job(sent))
-    change = [cand for cand in out if cand.valid_at is None and not cand.ends and cand.predicate in CHANGE_SLOTS]
+    change = [cand for cand in out if cand.valid_at is None and not cand.ends and cand.predicate in CHANGE_SLOTS
+              and "may_start_later" in cand.notes]
     if change:
         later = dates.find(sent.text, at, "future")
         if later is not None and later.when > at:
@@ -124,6 +160,10 @@ def _date(cand: Candidate, c: Clause, at: datetime) -> None:
     if cand.ends:
         cand.valid_at = when
         return
+    if cand.kind in ("routine", "skill", "preference", "goal") and c.date.kind not in (
+            "since", "since_year", "for_n", "ago") and not (c.verb.lemma_ in w.CHANGE_VERBS and c.tense == "past") \
+            and not (c.date.direction == "future" and c.tense == "present" and not c.progressive):
+        return   # "training for a half marathon in March": the date is the marathon's
     if cand.kind == "event" or c.tense == "past" or c.date.direction == "future" or c.date.kind in (
             "since", "since_year", "for_n", "ago"):
         if when > at and cand.kind not in ("event",):
@@ -181,12 +221,26 @@ def _positive(c: Clause, lemma: str, prt: str | None) -> list[Candidate]:
                 names.append(o.text)
         return [make("relation", "is married to", n, "PERSON") for n in names] or [
             make("event", "got", "married", None, text="user got married")]
-    if lemma in ("date", "see") and c.progressive:
-        names = [t.text for t in v.subtree if ph.is_name(t) and t.i > v.i]
+    if lemma in ("date", "see") and c.progressive or lemma == "meet" and any(
+            t.lower_ in ("someone", "somebody") for t in v.children):
+        names = [t.text for t in v.sent if ph.is_name(t) and t.i > v.i and t.ent_type_ in ("PERSON", "")]
         return [make("relation", "is dating", n, "PERSON") for n in names[:1]]
-    if lemma == "meet" and any(t.lower_ in ("someone", "somebody") for t in v.children):
-        names = [t.text for t in v.subtree if ph.is_name(t) and t.i > v.i]
-        return [make("relation", "is dating", n, "PERSON") for n in names[:1]]
+    if lemma in ("want", "hope", "plan", "intend", "aim", "dream", "wish") and not c.negated:
+        x = next((t for t in v.children if t.dep_ == "xcomp" and t.pos_ in ("VERB", "AUX")), None)
+        if x is not None and x.lemma_ not in w.EVENT_STOP:
+            words = [t for t in x.subtree if not t.is_punct and t.lower_ != "to" or t.i > x.i]
+            goal = " ".join(t.text for t in words if t.i >= x.i)[:120]
+            if len(goal.split()) <= 10:
+                return [make("plan" if lemma == "plan" else "goal", "wants to", goal, None, text=f"user wants to {goal}")]
+        return []
+    if lemma in ("look", "think", "consider", "research", "shop", "eye") and (c.progressive or c.perfect):
+        for prep, o in fr._preps(v) or ([("", fr._dobj(v))] if fr._dobj(v) is not None else []):
+            if prep in ("at", "into", "about", "of", "for", "") and lemma != "think" or prep in ("about", "of"):
+                target = fr._dobj(o) if o.tag_ == "VBG" and fr._dobj(o) is not None else o
+                if target.pos_ in ("NOUN", "PROPN"):
+                    return [make("preference", "is interested in", ph.phrase(target),
+                                 ph.entity_type(target, "PRODUCT"))]
+        return []
     if lemma == "turn":
         num = next((t for t in v.children if t.like_num and t.dep_ in ("dobj", "attr", "oprd", "npadvmod")), None)
         if num is not None and c.subject in ("user", "none"):
@@ -268,7 +322,8 @@ def _positive(c: Clause, lemma: str, prt: str | None) -> list[Candidate]:
         obj = fr._dobj(v)
         if obj is not None and obj.pos_ in ("NOUN", "PROPN"):
             pred = third(lemma) + (f" {prt}" if prt else "")
-            return [make("routine", pred, ph.phrase(obj), ph.entity_type(obj, "THING"))]
+            kind = "plan" if c.date is not None and c.date.direction == "future" else "routine"
+            return [make(kind, pred, ph.phrase(obj), ph.entity_type(obj, "THING"))]
     return []
 
 
@@ -297,8 +352,11 @@ def _event(c: Clause, lemma: str, prt: str | None) -> list[Candidate]:
         return []
     if lemma in ("have", "get", "do", "make", "take") and obj.lemma_ in w.ABSTRACT:
         return []
-    text = " ".join(t.text for t in c.tokens if not t.is_punct and t.ent_type_ not in ("DATE", "TIME")
-                    and t.dep_ not in ("nsubj", "aux", "cc", "intj", "discourse"))
+    toks = [t for t in c.tokens if not t.is_punct and t.ent_type_ not in ("DATE", "TIME")
+            and t.dep_ not in ("nsubj", "aux", "cc", "intj", "discourse")]
+    while toks and toks[-1].dep_ in ("prep", "det", "poss", "cc", "advmod"):
+        toks.pop()
+    text = " ".join(t.text for t in toks)
     return [make("event", pred, ph.phrase(obj), None, text=f"user {text}".strip())]
 
 
@@ -429,6 +487,10 @@ def _negate(cand: Candidate) -> Candidate:
 def _copula_value(c: Clause, a) -> list[Candidate]:
     low = a.lower_
     lemma = a.lemma_.lower()
+    if low == "old" and c.subject == "user":
+        num = next((t for t in a.subtree if t.like_num), None)
+        if num is not None:
+            return [make("attribute", "is aged", num.text, None, text=f"user is aged {num.text}")]
     if a.like_num and a.dep_ in ("attr", "acomp") and c.subject != "we":
         return [make("attribute", "is aged", a.text, None, text=f"user is aged {a.text}")]
     if a.pos_ == "PROPN" and a.ent_type_ in ("PERSON", "") and c.subject == "user" and a.dep_ == "attr" and \
@@ -442,7 +504,9 @@ def _copula_value(c: Clause, a) -> list[Candidate]:
         pred = w.ADJ_PREP.get(low)
         if pred:
             out = []
-            for p, o in fr._preps(a):
+            objs = [o for p, o in fr._preps(a)] or [x for x in a.children if x.dep_ == "xcomp" and any(
+                g.lower_ == "to" for g in x.children)]
+            for o in objs:
                 for item in ph.conjuncts(o):
                     etype = ph.entity_type(item, w.ADJ_PREP_TYPE.get(pred, "THING"))
                     if pred == "is married to" and not ph.is_name(item):
@@ -520,13 +584,13 @@ def _fragment(sent) -> list[Candidate]:
     return out
 
 
-def _verbless(sent, clauses) -> list[Candidate]:
+def _verbless(sent, clauses, at) -> list[Candidate]:
     """What a first-person message says without a verb of its own: a diet ("vegetarian ten years
     now"), "N days without a cigarette", "caffeine free", "the end of golf for me"."""
     out = []
     others = {t.i for c in clauses if c.subject in ("other", "my") for t in c.tokens}
     for t in sent:
-        if t.i in others:
+        if t.i in others and not (t.lower_ in w.DIETS and t.pos_ == "VERB"):
             continue
         if (t.lower_ in w.DIETS) and t.dep_ in ("ROOT", "appos", "npadvmod", "conj", "dobj", "attr", "nmod",
                                                    "amod", "advmod") and not (t.head.lemma_ == "be" and any(
@@ -534,6 +598,13 @@ def _verbless(sent, clauses) -> list[Candidate]:
                                                        for c in clauses)) and t.head.lemma_ != "be":
             if not any(x.dep_ == "neg" for x in t.head.children):
                 out.append(make("attribute", "follows diet", t.lower_, None, text=f"user is {t.lower_}"))
+        if t.like_num and t.i == sent.start and t.text.isdigit() and 0 < int(t.text) < 120 and t.i + 1 < len(
+                t.doc) and t.nbor(1).lower_ in ("today", "yesterday"):
+            when = at if t.nbor(1).lower_ == "today" else at - timedelta(days=1)
+            out.append(make("attribute", "is aged", t.text, None, text=f"user is aged {t.text}", valid_at=when))
+        if t.pos_ == "ADJ" and t.lower_ in w.ADJ_PREP and t.i == sent.start and not any(
+                x.dep_ == "nsubj" for x in t.children):   # "married to Mark, …"
+            out.extend(_copula_value(Clause(verb=t.head, subject="user"), t))
         if t.lower_ == "without" and t.head.lemma_ in w.TIME_NOUNS:
             for o in t.children:
                 if o.dep_ == "pobj":
@@ -602,11 +673,14 @@ def _other(c: Clause, at: datetime, births: list) -> list[Candidate]:
             return [make("attribute", "works as", ph.phrase(job), "ROLE")]
     if lemma in ("split", "break") and subj.lemma_ in w.GROUP_NOUNS and c.subject in ("other", "my"):
         return [make("attribute", "is a member of", subj.lemma_, None, ends=True, text=f"the {subj.lemma_} split up")]
-    if lemma == "expect" and subj.lemma_ in w.PARTNER and c.subject == "my" or (
-            lemma == "expect" and c.subject == "we"):
-        return [make("plan", "is expecting", "baby", None, text="user is expecting a baby")]
+    if lemma == "expect" and (any(t.lemma_ in w.PARTNER for t in subj.subtree) or c.subject == "we"):
+        return [make("plan", "is expecting", "baby", None, text="user is expecting a baby", valid_at=at)]
     if lemma == "propose" and name is not None:
         return [make("relation", "is engaged to", name.text, "PERSON")]
+    if c.subject == "my" and subj.lemma_ in fr.HOUSING:
+        for p, o in fr._preps(subj) + (fr._preps(v) if lemma == "be" else []):
+            if p in ("in", "on", "near") and (o.pos_ == "PROPN" or o.text[:1].isupper()):
+                return [make("attribute", "lives in", ph.phrase(o), "PLACE")]
     if c.subject == "my" and lemma == "be" and subj.lemma_ not in w.RELATION_NOUNS and subj.lemma_ not in w.PET_NOUNS:
         adj = next((t for t in v.children if t.dep_ == "acomp" and t.pos_ == "ADJ"), None)
         if adj is not None and adj.lower_ in ("high", "low", "bad", "weak", "poor") and subj.pos_ == "NOUN":

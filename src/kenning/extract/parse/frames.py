@@ -36,9 +36,21 @@ def _preps(verb) -> list[tuple[str, object]]:
     return out
 
 
+_NOT_OBJECTS = frozenset("now again too more much less lot still already also really so very then there here "
+                         "anymore yet ever never always once twice today tonight".split())
+
+
 def _dobj(verb):
     objs = _children(verb, ("dobj", "attr", "oprd"))
-    return objs[0] if objs else None
+    if objs:
+        return objs[0]
+    # the small model sometimes reads a lone object as a modifier ("I hate cilantro": advmod)
+    for c in verb.children:
+        if c.i == verb.i + 1 and c.dep_ in ("advmod", "acomp", "npadvmod", "ccomp", "dep") and \
+                c.pos_ in ("NOUN", "PROPN", "ADJ") and c.lower_ not in _NOT_OBJECTS and \
+                not c.lower_.endswith("ly") and c.ent_type_ not in ("DATE", "TIME"):
+            return c
+    return None
 
 
 def _place_in(head):
@@ -115,8 +127,17 @@ HOUSING = frozenset("""house flat apartment bungalow condo home place cottage st
  duplex cabin farmhouse""".split())
 
 
+def _there(verb):
+    """"we're moving there": the last place the message named before the verb."""
+    places = [t for t in verb.doc[:verb.i] if t.ent_type_ in ("GPE", "LOC") and t.pos_ == "PROPN"]
+    return places[-1] if places else None
+
+
 def move(clause: Clause, verb) -> list:
     out = []
+    there = next((c for c in verb.children if c.lower_ == "there" and c.dep_ == "advmod"), None)
+    if there is not None and _there(verb) is not None:
+        return [make("attribute", "lives in", _obj_text(_there(verb)), "PLACE")]
     for prep, o in _preps(verb):
         if prep in PLACE_PREPS or prep in ("back to", "over to", "out to", "up to", "down to"):
             place = _place_in(o)
@@ -166,6 +187,11 @@ def like(clause: Clause, verb, predicate: str) -> list:
         return []
     if obj is None:
         return []
+    if predicate == "prefers":
+        from .settings import slot_of
+        slot = slot_of(_obj_text(obj))
+        if slot is not None:
+            return [make("preference", f"prefers {slot}", _obj_text(obj).lower(), None)]
     return _listed(obj, predicate, "preference", "THING", clause)
 
 
@@ -176,6 +202,12 @@ def _gerund(lemma: str) -> str:
 
 
 def simple(clause: Clause, verb, predicate: str, kind: str, etype: str | None) -> list:
+    last = predicate.rsplit(" ", 1)[-1]
+    if last in ("for", "at", "in", "to", "with", "on"):
+        for prep, o in _preps(verb):
+            if prep == last:
+                return _listed(o, predicate, kind, etype, clause)
+        return []
     obj = _dobj(verb)
     if obj is None:
         for prep, o in _preps(verb):
@@ -227,7 +259,9 @@ def housing(clause: Clause, verb) -> list:
         return []
     place = _place_in(obj)
     if place is obj:
-        return []
+        place = next((o for p, o in _preps(verb) if p in ("in", "near") and o.pos_ == "PROPN"), None)
+        if place is None:
+            return []
     return [make("attribute", "lives in", _obj_text(place), "PLACE")]
 
 

@@ -7,6 +7,9 @@ from . import words as w
 from .facts import make
 
 
+_NUM = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
+
+
 def _is_mine(tok) -> bool:
     """Possessed by the user: "my/our X", or had by the user ("I have a daughter named …")."""
     if any(c.dep_ == "poss" and c.lower_ in ("my", "our") for c in tok.children):
@@ -70,6 +73,10 @@ def relations(sent) -> list:
         if not _is_mine(tok):
             continue
         names = ph.names_near(tok)
+        count = next((int(c.text) if c.text.isdigit() else _NUM.get(c.lower_, 0)
+                      for c in tok.children if c.dep_ == "nummod"), 0)
+        if not names and rel and count > 1:   # "two kids, Noah is 10 and Lily is 7"
+            names = [t.text for t in sent if t.i > tok.i and ph.is_name(t) and t.ent_type_ == "PERSON"][:count]
         name_toks = [t for t in sent if t.text in names]
         if rel:
             for n in names:

@@ -14,6 +14,7 @@ from .facts import make
 SLOTS = [
     ("units", r"metric|imperial|celsius|fahrenheit|kilometres|kilometers|kilograms|kilos|feet|inches|pounds|"
               r"miles|metres|meters|centimetres|centimeters|us units|uk units"),
+    ("theme", r"dark mode|light mode|dark theme|light theme|night mode|high contrast"),
     ("time format", r"24h|24-hour|24 hour|12h|12-hour|12 hour|am/pm|a\.m\./p\.m\.|military time"),
     ("answer format", r"bullet points|bullets|bullet lists|lists|paragraphs|prose|tables|numbered lists|"
                       r"headings|markdown|plain text"),
@@ -93,4 +94,12 @@ def _after_drop(text: str, rx) -> str | None:
     after = [x.group(0).lower() for x in rx.finditer(text[m.end():])]
     if len(after) >= 2 and after[-1] != after[0]:
         return after[-1]
+    return None
+
+
+def slot_of(value: str) -> str | None:
+    """The setting a preferred value fills ("dark mode" → theme), or None."""
+    for slot, rx in _COMPILED:
+        if slot not in ("answer length", "servings", "tone") and rx.search(value):
+            return slot
     return None
