@@ -448,11 +448,12 @@ def test_kinds_map_to_the_candidates_the_store_knows(server):
 
 
 def test_stored_kind_spellings():
-    for kind in FACT_KINDS:
-        assert stored_kind(kind) == kind
-    assert stored_kind("relation") in ("relation", "relationship") and stored_kind("relationship") in FACT_KINDS
-    assert stored_kind("routine") in ("routine", "habit") and stored_kind("Habit") in FACT_KINDS
-    assert stored_kind("mood") == "mood"   # unknown: the write path maps it and counts nothing as stored
+    for kind in (*FACT_KINDS, *EXTRACT_KINDS):
+        assert stored_kind(kind) in FACT_KINDS
+    assert stored_kind(" Relation ") == stored_kind("relation")
+    if {"relation", "routine"} <= set(FACT_KINDS):      # the earlier names read as today's
+        assert (stored_kind("relationship"), stored_kind("habit")) == ("relation", "routine")
+    assert stored_kind("mood") == "mood"   # unknown: passes through, the write path maps it
 
 
 def test_prompt_examples_cover_the_kinds_endings_and_dates():
@@ -747,3 +748,26 @@ def test_scenario_through_llm(scenario, provider, scenario_servers, checker, loc
     assert all(r.body.get("temperature") == 0 for r in sent)
     # one request per mined turn, except turns an idempotency key stops before extraction
     assert len(sent) <= len(user_turns) and (sent or not user_turns)
+
+
+def test_memory_stores_a_models_relations_routines_plans_events_and_endings(server):
+    first = [f if not f["ends"] else f | {"ends": False} for f in KINDS_ANSWER["facts"]]   # cello still played
+    server.push(openai_reply({"facts": first}),
+                openai_reply({"facts": [fact("plays", "cello", kind="skill", entity_type="SKILL", ends=True,
+                                             source_quote="I gave up the cello")]}))
+    with Memory(":memory:", embedder=None, extractor=openai_ex(server)) as mem:
+        r = mem.add("My husband Tom and I go climbing every weekend, we move to Portland in March, last week I ran "
+                    "my first 10k, I own a Jeep and I play the cello.", dataset="sam", at=AT)
+        assert r.candidates_stored == 6
+        live = {(f.kind, f.predicate, f.object) for f in mem.list_facts("sam").facts}
+        assert {("relation", "has husband", "tom"), ("routine", "goes", "climbing"), ("event", "ran", "first 10k"),
+                ("skill", "plays", "cello")} <= {(stored_kind(k), p, o) for k, p, o in live}
+        assert ("plan", "lives in", "portland") not in live                    # a plan shows from its date on
+        later = {(f.kind, f.object) for f in mem.list_facts("sam", as_of="2027-03-02T00:00:00Z").facts}
+        assert ("plan", "portland") in later
+        run = next(f for f in mem.list_facts("sam").facts if f.predicate == "ran")
+        assert run.valid_at == AT - timedelta(days=7)
+        assert any(e.name == "tom" and e.type == "PERSON" for e in mem.list_entities("sam"))
+
+        mem.add("I gave up the cello.", dataset="sam", at=AT + timedelta(days=5))
+        assert "cello" not in {f.object for f in mem.list_facts("sam").facts}  # the ending ended it

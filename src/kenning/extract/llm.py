@@ -43,20 +43,22 @@ _SNIPPET = 300  # characters of a server's error body quoted in an error message
 INSTRUCTIONS = ("system", "user", "both")   # where the prompt's instructions go (KENNING_LLM_INSTRUCTIONS)
 DEFAULT_MAX_TOKENS = 2048                   # about 18 facts of ~110 tokens; bounds a runaway answer
 
-# The kinds a model may give, the same as the offline extractor's. A name the store spells differently
-# (model.FACT_KINDS: "relationship", "habit") is mapped to the store's spelling by stored_kind().
+# The kinds a model may give, the same as the offline extractor's. The earlier names ("relationship",
+# "habit") are read as today's, and stored_kind() spells a kind the way model.FACT_KINDS does.
 EXTRACT_KINDS = ("attribute", "relation", "preference", "possession", "skill", "routine", "plan", "event", "goal")
-_KIND_ALIASES = {"relation": ("relationship",), "relationship": ("relation",), "routine": ("habit",),
-                 "habit": ("routine",)}
+_CURRENT = {"relationship": "relation", "habit": "routine"}
+_EARLIER = {current: earlier for earlier, current in _CURRENT.items()}
 
 
 def stored_kind(kind: str) -> str:
-    """``kind`` as :data:`kenning.model.FACT_KINDS` spells it ("relation" → "relationship" while the store
-    knows only that one); a kind neither spelling of which is known passes through (the write path maps it)."""
+    """``kind`` as :data:`kenning.model.FACT_KINDS` spells it: an earlier name becomes today's ("relationship"
+    → "relation"), and today's the earlier one where the store knows only that; a kind the store knows under
+    no name passes through (the write path maps it)."""
     kind = kind.strip().lower()
-    if kind in FACT_KINDS:
-        return kind
-    return next((alias for alias in _KIND_ALIASES.get(kind, ()) if alias in FACT_KINDS), kind)
+    for name in (_CURRENT.get(kind, kind), kind, _EARLIER.get(kind, kind)):
+        if name in FACT_KINDS:
+            return name
+    return kind
 
 
 _NULLABLE_STRING = {"type": ["string", "null"]}
