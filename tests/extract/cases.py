@@ -10,7 +10,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from kenning.extract.rules import RuleExtractor
+from kenning.extract.parse import ParseExtractor as RuleExtractor
 from kenning.predicates import PredicateRegistry, normalise
 
 # Thursday 20 August 2026, 10:00 UTC: the default message time.

@@ -139,12 +139,31 @@ def _sentence(sent, at: datetime) -> list[Candidate]:
             if cand.kind == "relation" and cand.object in births and not cand.ends:
                 cand.valid_at = cand.valid_at or _clause_date(sent, at)
         out.append(make("plan", "is expecting", "baby", None, ends=True))
+    if not out:
+        out.extend(_short_like(sent))
     kept = []
     for cand in out:
         if _gate(cand):
             cand.source_quote = quote
             kept.append(cand)
     return kept
+
+
+_LIKE_WORDS = {"love": "likes", "like": "likes", "enjoy": "likes", "adore": "likes", "hate": "dislikes",
+               "dislike": "dislikes", "loathe": "dislikes", "detest": "dislikes"}
+
+
+def _short_like(sent) -> list[Candidate]:
+    """"I love banjo.": the small model misreads some short sentences (a verb as an auxiliary
+    or a compound); the words themselves are unambiguous."""
+    toks = [t for t in sent if not t.is_punct]
+    if not 3 <= len(toks) <= 6 or toks[0].lower_ != "i" or toks[1].lower_ not in _LIKE_WORDS:
+        return []
+    rest = [t for t in toks[2:] if t.lower_ not in ("the", "a", "an", "my", "so", "much", "really")]
+    if not rest or any(t.pos_ in ("PRON",) or t.lower_ in w.PRONOUN_OBJECTS for t in rest):
+        return []
+    obj = " ".join(t.text for t in rest)
+    return [make("preference", _LIKE_WORDS[toks[1].lower_], obj, "THING")]
 
 
 def _clause_date(sent, at):

@@ -46,8 +46,9 @@ def _dobj(verb):
         return objs[0]
     # the small model sometimes reads a lone object as a modifier ("I hate cilantro": advmod)
     for c in verb.children:
-        if c.i == verb.i + 1 and c.dep_ in ("advmod", "acomp", "npadvmod", "ccomp", "dep") and \
-                c.pos_ in ("NOUN", "PROPN", "ADJ") and c.lower_ not in _NOT_OBJECTS and \
+        if c.i == verb.i + 1 and c.dep_ in ("advmod", "acomp", "npadvmod", "ccomp", "dep", "xcomp", "intj",
+                                             "nsubj", "attr", "oprd", "advcl") and \
+                (c.pos_ in ("NOUN", "PROPN", "ADJ", "X", "INTJ") or c.tag_ == "VBG") and c.lower_ not in _NOT_OBJECTS and \
                 not c.lower_.endswith("ly") and c.ent_type_ not in ("DATE", "TIME"):
             return c
     return None
