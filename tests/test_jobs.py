@@ -103,8 +103,8 @@ class Exploding(Extractor):
     def extract(self, text, *, at, context=None, known_entities=None):
         if self.fail:
             raise ExtractionError("the model answered with malformed JSON twice")
-        from kenning.extract.rules import RuleExtractor
-        return RuleExtractor().extract(text, at=at)
+        from kenning.extract.parse import ParseExtractor
+        return ParseExtractor().extract(text, at=at)
 
 
 def test_failed_jobs_keep_turn_and_error_and_can_be_retried(new_memory):

@@ -88,10 +88,6 @@ class Memory:
             from .extract.parse import ParseExtractor
 
             extractor = ParseExtractor()
-        elif extractor == "rules":
-            from .extract.rules import RuleExtractor
-
-            extractor = RuleExtractor()
         elif isinstance(extractor, str):
             from .extract.llm import build_extractor  # "openai", "anthropic"; anything else: ConfigError
 

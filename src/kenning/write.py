@@ -262,6 +262,12 @@ class WritePipeline:
     def _decide(self, scope: Scope, plan: _Plan, at: datetime, episode_id: str | None,
                 vectors: dict[str, np.ndarray]) -> None:
         plan.predicate = self._canonical_predicate(scope, plan, vectors)
+        if plan.cand.needs_known_entity and plan.etype is not None:
+            # an opinion names a known thing, of whatever type it was first stored as
+            known = next((e for e in self.store.entities(scope)
+                          if e.name == plan.obj or _fuzzy_alias(plan.obj, e.name)), None)
+            if known is not None:
+                plan.etype = known.type
         if plan.etype is not None:
             entity, created = self._resolve_entity(scope, plan, vectors, at)
             if plan.cand.needs_known_entity and created:

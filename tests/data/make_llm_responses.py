@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Write tests/data/llm-scenario-responses.json: what a scripted model answers for each scenario turn.
 
-The answers are the offline RuleExtractor's candidates for every user turn of the scenarios, written in
+The answers are the offline ParseExtractor's candidates for every user turn of the scenarios, written in
 the model's JSON format ({"facts": [...]}, every schema field present) and keyed by the turn's text.
-Run once, commit the output; the tests read the file and never call the RuleExtractor themselves:
+Run once, commit the output; the tests read the file and never call the ParseExtractor themselves:
 
     .venv/bin/python tests/data/make_llm_responses.py [SCENARIOS.jsonl] [OUT.json]
 """
@@ -15,7 +15,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from kenning.extract.llm import FACT_FIELDS
-from kenning.extract.rules import RuleExtractor
+from kenning.extract.parse import ParseExtractor
 
 HERE = Path(__file__).parent
 
@@ -33,7 +33,7 @@ def _iso(value: datetime | None) -> str | None:
 
 def answer(text: str, at: datetime) -> dict:
     facts = []
-    for c in RuleExtractor().extract(text, at=at):
+    for c in ParseExtractor().extract(text, at=at):
         fact = {name: getattr(c, name) for name in FACT_FIELDS}
         fact["valid_at"], fact["valid_until"] = _iso(c.valid_at), _iso(c.valid_until)
         facts.append(fact)

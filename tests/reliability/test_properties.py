@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from kenning import Memory, timeutil
 from kenning.errors import InputError, MemoryToolError
-from kenning.extract.rules import RuleExtractor
+from kenning.extract.parse import ParseExtractor
 
 PROFILE = dict(deadline=None, derandomize=True, database=None,
                suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
@@ -153,7 +153,7 @@ DATED = ["last year", "last month", "yesterday", "tomorrow", "next year", "in De
 @settings(max_examples=400, **PROFILE)
 @given(st.one_of(TEXT, st.builds(lambda d, w: f"I moved to {w} {d}.", st.sampled_from(DATED), words)), TIMES)
 def test_rule_extractor_never_raises_and_only_speaks_of_the_user(text, at):
-    for cand in RuleExtractor().extract(text, at=at, context=[], known_entities=[]):
+    for cand in ParseExtractor().extract(text, at=at, context=[], known_entities=[]):
         assert cand.subject == "user", cand
 
 

@@ -178,7 +178,7 @@ def test_a_failed_job_shows_its_error_and_the_retry_button_recovers_it():
     from kenning import Memory
     from kenning.errors import ExtractionError
     from kenning.extract.base import Extractor
-    from kenning.extract.rules import RuleExtractor
+    from kenning.extract.parse import ParseExtractor
 
     class Flaky(Extractor):
         name, fail = "flaky", True
@@ -186,7 +186,7 @@ def test_a_failed_job_shows_its_error_and_the_retry_button_recovers_it():
         def extract(self, text, *, at, context=None, known_entities=None):
             if self.fail:
                 raise ExtractionError("the model answered with malformed JSON twice")
-            return RuleExtractor().extract(text, at=at)
+            return ParseExtractor().extract(text, at=at)
 
     extractor = Flaky()
     with LiveServer(Memory(":memory:", extractor=extractor)) as live, live.client() as c:

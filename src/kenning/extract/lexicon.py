@@ -72,9 +72,6 @@ SETTING_NOUNS = _words("""mode, theme, units, unit, language, font, font size, l
 PLACE_HINTS = _words("city, town, village, country, state, province, island, neighborhood, neighbourhood")
 ORG_HINTS = _words("""startup, company, corp, inc, ltd, gmbh, bank, agency, university, college,
  school, hospital, lab, labs, studio, institute, firm, group, foundation, ministry, council""")
-PRODUCT_HINTS = _words("""car, bike, e-bike, phone, laptop, tablet, watch, camera, console, truck,
- van, scooter, motorcycle, headphones, tv, macbook, iphone, ipad, pixel, kindle, model 3, model y,
- tesla, civic, corolla, prius, hybrid""")
 SPORTS = _words("""football, soccer, basketball, tennis, golf, chess, volleyball, baseball, hockey,
  cricket, rugby, badminton, squash, poker, piano, guitar, violin, cello, drums, bass, flute,
  saxophone, trumpet, ukulele, harp, clarinet, video games, board games""")

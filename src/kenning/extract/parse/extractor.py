@@ -112,6 +112,10 @@ def _sentence(sent, at: datetime) -> list[Candidate]:
             if c.subject == "none" and c.verb.tag_ == "VB" and c.verb.dep_ == "ROOT":
                 continue   # an imperative
             got = _clause(c, at)
+            if any(t.lemma_ == "use" and t.tag_ == "VBD" for t in c.verb.children) or c.verb.lemma_ == "use" \
+                    and c.verb.tag_ == "VBD":
+                for cand in got:
+                    cand.valid_until = at
         elif c.subject in ("other", "my"):
             got = _other(c, at, births)
         else:
@@ -265,6 +269,12 @@ def _positive(c: Clause, lemma: str, prt: str | None) -> list[Candidate]:
         if num is not None and c.subject in ("user", "none"):
             return [make("attribute", "is aged", num.text, None, text=f"user is aged {num.text}")]
         return []
+    if lemma == "use" and v.tag_ == "VBD":   # "I used to live in Madrid": true once, ended by now
+        x = next((t for t in v.children if t.dep_ == "xcomp" and t.pos_ in ("VERB", "AUX")), None)
+        if x is not None:
+            sub = Clause(verb=x, subject=c.subject, tense="present")
+            got = _copula(sub) if x.lemma_ == "be" else _positive(sub, x.lemma_.lower(), None)
+            return got
     if lemma in ("start", "begin", "take", "try", "keep", "continue", "resume") and (prt in (None, "up")):
         x = next((t for t in v.children if t.dep_ in ("xcomp",) and t.pos_ == "VERB"), None)
         if x is not None:
@@ -694,6 +704,13 @@ def _other(c: Clause, at: datetime, births: list) -> list[Candidate]:
         return [make("attribute", "is a member of", subj.lemma_, None, ends=True, text=f"the {subj.lemma_} split up")]
     if lemma == "expect" and (any(t.lemma_ in w.PARTNER for t in subj.subtree) or c.subject == "we"):
         return [make("plan", "is expecting", "baby", None, text="user is expecting a baby", valid_at=at)]
+    if lemma in ("look", "sound", "seem", "be") and c.subject == "other" and subj.pos_ in ("NOUN", "PROPN"):
+        adj = next((t for t in v.children if t.dep_ == "acomp" and t.lower_ in _OPINION), None)
+        if adj is not None:
+            cand = make("preference", "dislikes" if _OPINION[adj.lower_] < 0 else "likes", ph.phrase(subj),
+                        ph.entity_type(subj, "THING"), confidence=0.55)
+            cand.needs_known_entity = True   # only an opinion about something the user already talked about
+            return [cand]
     if lemma == "propose" and name is not None:
         return [make("relation", "is engaged to", name.text, "PERSON")]
     if c.subject == "my" and subj.lemma_ in fr.HOUSING:
@@ -707,6 +724,10 @@ def _other(c: Clause, at: datetime, births: list) -> list[Candidate]:
             return [make("attribute", "has condition", f"{adj.lower_} {what}", None,
                          text=f"user has {adj.lower_} {what}")]
     return []
+
+
+_OPINION = {"great": 1, "amazing": 1, "awesome": 1, "good": 1, "nice": 1, "perfect": 1, "cool": 1, "fantastic": 1,
+            "excellent": 1, "lovely": 1, "terrible": -1, "awful": -1, "bad": -1, "horrible": -1}
 
 
 def _unique(cands: list[Candidate]) -> list[Candidate]:

@@ -12,7 +12,7 @@ def third(lemma: str) -> str:
 def make(kind: str, predicate: str, obj: str, etype: str | None, *, text: str | None = None,
          confidence: float = 0.9, ends: bool = False, valid_at=None, valid_until=None) -> Candidate:
     obj = " ".join(obj.split())
-    shown = obj if etype is None else obj
+    shown = obj if etype is None else obj.lower()
     return Candidate(kind=kind, predicate=predicate, object=obj.lower() if etype else obj,
                      object_is_entity=etype is not None, entity_type=etype,
                      text=text or f"user {predicate} {shown}".strip(), confidence=confidence, ends=ends,

@@ -1,4 +1,4 @@
-"""Held-out stress cases for the offline rule extractor, written the way people type.
+"""Development cases (formerly called held-out: the old rule extractor was tuned on them) for the offline extractor, written the way people type.
 
 A second round after ``test_rules.py``: long casual messages that mix chatter and
 facts, lower case without punctuation, typos in filler words, emoji, questions to

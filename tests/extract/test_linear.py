@@ -1,0 +1,57 @@
+"""Extraction time grows linearly with the length of a message, whatever it holds.
+
+Timed side by side (best of three at n and at 2n characters), so a busy machine slows both;
+the bound is generous: 2n must take under three times as long as n. Absolute figures live in
+``bench/adversarial.py``.
+"""
+from __future__ import annotations
+
+import time
+from datetime import datetime, timezone
+
+import pytest
+
+from kenning.extract.parse import ParseExtractor
+
+AT = datetime(2026, 6, 1, tzinfo=timezone.utc)
+N = 12_000
+
+
+def _shapes(n: int) -> dict[str, str]:
+    chat = "I moved to Berlin three years ago and passed my German exam last week. "
+    return {
+        "whitespace": ("I live in" + " " * 500 + "Lisbon ") * (n // 516 + 1),
+        "repeated_word": "buffalo " * (n // 8 + 1),
+        "no_punctuation": " ".join("the cat walks under seven green windows slowly".split() * (n // 45 + 1)),
+        "parentheses": "(" * (n // 2) + "I live in Lisbon" + ")" * (n // 2),
+        "chat": chat * (n // len(chat) + 1),
+    }
+
+
+@pytest.fixture(scope="module")
+def extractor():
+    ex = ParseExtractor()
+    ex.extract("warm up", at=AT)
+    return ex
+
+
+def _best(ex, text: str) -> float:
+    best = float("inf")
+    for _ in range(3):
+        t0 = time.perf_counter()
+        ex.extract(text, at=AT)
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+@pytest.mark.parametrize("shape", list(_shapes(10)))
+def test_time_for_twice_the_text_is_under_three_times(extractor, shape):
+    small = _shapes(N)[shape][:N]
+    large = _shapes(2 * N)[shape][: 2 * N]
+    t_small, t_large = _best(extractor, small), _best(extractor, large)
+    assert t_large < 3 * max(t_small, 0.005), f"{shape}: {t_small:.3f} s for {N:,}, {t_large:.3f} s for {2 * N:,}"
+
+
+def test_adversarial_text_still_yields_its_fact(extractor):
+    cands = extractor.extract("I live in" + " " * 5000 + "Lisbon.", at=AT)
+    assert [(c.predicate, c.object) for c in cands] == [("lives in", "lisbon")]
