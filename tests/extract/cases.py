@@ -1,8 +1,8 @@
-"""Case format and checks shared by the rule-extractor sentence suites.
+"""Case format and checks shared by the offline extractor's development sentence suites.
 
 ``C(id, text, has=[(pred, obj)], nothing=True, lacks=…, not_live=…, ends=…,
 negated=…, near={obj: (iso, days)}, future=…, count=…, hedged=…, xfail=reason)``;
-see test_rules.py's docstring for what each key means.
+see dev_sentences.py's docstring for what each key means.
 """
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from kenning.extract.parse import ParseExtractor as RuleExtractor
+from kenning.extract.parse import ParseExtractor
 from kenning.predicates import PredicateRegistry, normalise
 
 # Thursday 20 August 2026, 10:00 UTC: the default message time.
@@ -77,7 +77,7 @@ def _with(cands, obj):
 
 def check(text: str, expect: dict) -> None:
     when = expect.get("at", AT)
-    cands = RuleExtractor().extract(text, at=when)
+    cands = ParseExtractor().extract(text, at=when)
     got = _show(cands)
 
     if expect.get("nothing"):
@@ -116,7 +116,7 @@ def check(text: str, expect: dict) -> None:
 
 def check_same_slot(first: str, second: str, predicate: str | None) -> None:
     """Two ways of saying one kind of thing land in one one-value slot, so the newer supersedes."""
-    ex = RuleExtractor()
+    ex = ParseExtractor()
     a = ex.extract(first, at=datetime(2026, 1, 10, tzinfo=timezone.utc))
     b = ex.extract(second, at=AT)
     assert a and b, f"first: {_show(a)} | second: {_show(b)}"
