@@ -75,3 +75,14 @@ def partner_upgrade(predicate: str, obj: str, fact: Fact) -> bool:
     return (predicate in PARTNER_PREDICATES and fact.predicate in PARTNER_PREDICATES
             and fact.predicate != predicate and fact.object.lower() == obj.lower()
             and predicate not in ("lives with",) and fact.predicate not in ("lives with",))
+
+
+def rival_slots(predicate: str) -> list[str]:
+    """The slots whose live facts a new ``predicate`` fact may end by diet or by a new partner word."""
+    if predicate == "follows diet":
+        return ["eats", "likes"]
+    if predicate == "eats":
+        return ["follows diet"]
+    if predicate in PARTNER_PREDICATES:
+        return sorted(PARTNER_PREDICATES - {predicate})
+    return []

@@ -321,10 +321,12 @@ class WritePipeline:
                 contradicted.append(old)
         for old in contradicted:
             self._supersede(scope, old, plan, fact_id, at)
-        if plan.predicate in ("follows diet", "eats") or plan.predicate in conflicts.PARTNER_PREDICATES:
-            for old in self._live(scope, at):
-                if old.valid_until is None and (conflicts.diet_conflict(plan.predicate, plan.obj, old)
-                                                or conflicts.partner_upgrade(plan.predicate, plan.obj, old)):
+        rivals = conflicts.rival_slots(plan.predicate)
+        if rivals:
+            for old in self.store.facts_in_slot(scope, rivals, at):
+                if old.valid_until is None and old.valid_at <= at and (
+                        conflicts.diet_conflict(plan.predicate, plan.obj, old)
+                        or conflicts.partner_upgrade(plan.predicate, plan.obj, old)):
                     self.store.update_fact(scope, old.fact_id, valid_until=max(plan.valid_at, old.valid_at))
         fact = Fact(
             fact_id=fact_id, predicate=plan.predicate, object=plan.obj, object_is_entity=plan.etype is not None,

@@ -21,7 +21,7 @@ from . import frames as fr
 from . import nlp
 from . import phrases as ph
 from . import words as w
-from .clauses import Clause, classify, clause_heads
+from .clauses import REQUEST_START, Clause, classify, clause_heads
 from .facts import make, third
 from .relations import relations
 from .settings import requests
@@ -56,7 +56,7 @@ class ParseExtractor(Extractor):
                 doc = next(docs)
                 for sent in doc.sents:
                     cands.extend(_sentence(sent, when))
-                if any(c.predicate.startswith("prefers ") for c in cands) or _asks(doc):
+                if _asks(doc):   # a whole piece: the tokenizer may split a request ("am/pm") mid-way
                     got = requests(doc.text, True)
                     have = {(c.predicate, c.object) for c in cands}
                     cands.extend(g for g in got if (g.predicate, g.object) not in have)
@@ -86,8 +86,9 @@ def _named_pet(pieces: list[str], cands: list[Candidate]) -> list[Candidate]:
 
 
 def _asks(doc) -> bool:
-    from .clauses import REQUEST_START
-    return any(REQUEST_START.match(s.text) or any(t.lower_ == "you" and t.dep_ == "nsubj" for t in s) for s in doc.sents)
+    """Whether a sentence of the piece asks something of the assistant."""
+    return any(REQUEST_START.match(s.text) or any(t.lower_ == "you" and t.dep_ == "nsubj" for t in s)
+               for s in doc.sents)
 
 
 def _sentence(sent, at: datetime) -> list[Candidate]:
@@ -98,10 +99,6 @@ def _sentence(sent, at: datetime) -> list[Candidate]:
     heads = clause_heads(sent)
     clauses = [classify(v, sent, at) for v in heads]
     question = quote.endswith("?")
-    if any(c.request for c in clauses) or any(c.subject == "you" for c in clauses):
-        out.extend(requests(quote, True))
-        for cand in out:
-            cand.notes.append("request")
     if not question or out:
         out.extend(relations(sent))
     births = []
@@ -491,7 +488,7 @@ def _copula(c: Clause) -> list[Candidate]:
         if p == "in" and o.ent_type_ in ("GPE",) and c.subject in ("user", "we") and c.tense != "future":
             out.append(make("attribute", "lives in", ph.phrase(o), "PLACE"))
         if p == "from":
-            out.append(make("attribute", "is from", ph.phrase(_place_in_or(o)), "PLACE"))
+            out.append(make("attribute", "is from", ph.phrase(fr._place_in(o)), "PLACE"))
         elif p == "on" and o.pos_ in ("NOUN", "PROPN") and o.lower_ not in w.PRONOUN_OBJECTS and (
                 o.lemma_ in ("medication", "tablet", "pill") or o.text[:1].islower() and
                 any(k in o.lower_ for k in ("ine", "ol", "pine", "statin", "iron", "pril", "zole", "mab"))):
@@ -501,10 +498,6 @@ def _copula(c: Clause) -> list[Candidate]:
             return [_as_end(x) for x in out]
         return [_negate(x) for x in out if x.predicate != "is named"]
     return out
-
-
-def _place_in_or(o):
-    return fr._place_in(o)
 
 
 def _negate(cand: Candidate) -> Candidate:

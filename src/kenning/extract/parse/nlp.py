@@ -32,10 +32,10 @@ _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": 
                          "\u2013": " - ", "\u00a0": " "})
 # Chat spellings the parser reads badly; whole words only, case kept where it matters.
 _SLANG = {
-    "im": "I'm", "ive": "I've", "id": None, "ill": None, "dont": "don't", "doesnt": "doesn't", "didnt": "didn't",
+    "im": "I'm", "ive": "I've", "dont": "don't", "doesnt": "doesn't", "didnt": "didn't",
     "cant": "can't", "wont": "won't", "isnt": "isn't", "wasnt": "wasn't", "havent": "haven't",
     "hasnt": "hasn't", "arent": "aren't", "shes": "she's", "hes": "he's", "thats": "that's",
-    "theyre": "they're", "were'": None, "i": "I", "i'm": "I'm", "i've": "I've", "i'll": "I'll", "i'd": "I'd",
+    "theyre": "they're", "i": "I", "i'm": "I'm", "i've": "I've", "i'll": "I'll", "i'd": "I'd",
     "bf": "boyfriend", "gf": "girlfriend", "hubby": "husband", "u": "you", "ur": "your",
     "pls": "please", "plz": "please", "rn": "right now", "yrs": "years", "yr": "year", "bc": "because",
     "cuz": "because", "gonna": "going to", "wanna": "want to", "gotta": "have to", "kinda": "kind of",
@@ -88,10 +88,7 @@ def clean(text: str) -> str:
 
 def _respell(m: re.Match) -> str:
     word = m.group(0)
-    repl = _SLANG.get(word.lower())
-    if repl is None or (word.lower() in ("i", "r", "u") and len(word) > 1):
-        return word
-    return repl
+    return _SLANG.get(word.lower(), word)
 
 
 def _thin_repeats(text: str, keep: int = 3) -> str:

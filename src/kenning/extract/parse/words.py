@@ -18,17 +18,7 @@ PET_NOUNS.update({"beagle": "dog", "collie": "dog", "labrador": "dog", "lab": "d
                   "tabby": "cat", "budgie": "bird", "tortoise": "tortoise", "goldfish": "fish", "pony": "horse",
                   "mutt": "dog", "husky": "dog", "dachshund": "dog", "chihuahua": "dog", "pug": "dog"})
 PARTNER = frozenset({"wife", "husband", "partner", "girlfriend", "boyfriend", "fiance", "fiancee", "spouse"})
-PARTNER_PREDICATES = frozenset({"has wife", "has husband", "has partner", "has girlfriend", "has boyfriend",
-                                "has fiance", "has fiancee", "has spouse", "is married to", "is dating",
-                                "is engaged to", "is in a relationship with", "lives with"})
 DIETS = frozenset(lx.DIETS)
-DIET_EXCLUDES = {   # what a diet rules out: a live "eats …" of these ends when the diet starts
-    "vegetarian": frozenset("meat fish chicken beef pork lamb bacon seafood shellfish turkey ham steak "
-                            "salmon tuna sausage shrimp prawns red".split()),
-    "pescatarian": frozenset("meat chicken beef pork lamb bacon turkey ham steak sausage red".split()),
-}
-DIET_EXCLUDES["vegan"] = DIET_EXCLUDES["vegetarian"] | frozenset(
-    "cheese dairy milk eggs egg butter honey yogurt cream".split())
 TRAIT_ADJECTIVES = frozenset(lx.TRAITS | {"vegan", "vegetarian", "pescatarian", "anaemic", "anemic",
                                           "asthmatic", "epileptic", "sober", "celibate", "bilingual",
                                           "trilingual", "colourblind", "short-sighted", "nearsighted",
