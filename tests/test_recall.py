@@ -289,3 +289,9 @@ def test_context_budget_in_tokens(new_memory):
     assert block and sum(count_tokens(line) for line in block.splitlines()) <= 30
     wide = mem.recall("What do you know about the user?", dataset="sam", budget=200).context
     assert wide.count("\n- ") > block.count("\n- ")
+
+
+def test_context_dates_an_event_by_the_day_it_happened(mem):
+    mem.add("I ran my first 10k last weekend.", dataset="sam", at="2026-05-14T18:00:00Z")
+    context = mem.recall("What race did the user run?", dataset="sam").context
+    assert "- ran: first 10k (on 2026-05-09)" in context, context

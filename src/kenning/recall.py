@@ -313,7 +313,8 @@ def render_context(facts: list[Fact], notes: list[Note], messages: list[MessageH
         for group in groups.values():
             for f in group:
                 line = f"- {f.predicate}: {f.object}" if f.object else f"- {f.predicate}"
-                window = f"since {f.valid_at.date().isoformat()}"
+                # an event happened on its date; anything else holds from it
+                window = f"{'on' if f.kind == 'event' else 'since'} {f.valid_at.date().isoformat()}"
                 if f.valid_until is not None:
                     window += f", until {f.valid_until.date().isoformat()}"
                 lines.append(f"{line} ({window})")
