@@ -55,3 +55,16 @@ def test_time_for_twice_the_text_is_under_three_times(extractor, shape):
 def test_adversarial_text_still_yields_its_fact(extractor):
     cands = extractor.extract("I live in" + " " * 5000 + "Lisbon.", at=AT)
     assert [(c.predicate, c.object) for c in cands] == [("lives in", "lisbon")]
+
+
+def test_source_quote_is_the_users_own_words(extractor):
+    text = "hey!  im Dan,   31 (data analyst) at Indeed... sooooo tired lol"
+    quotes = {c.source_quote for c in extractor.extract(text, at=AT)}
+    assert quotes and all(q in text for q in quotes), quotes
+
+
+def test_cleaning_never_rewrites_part_of_a_word(extractor):
+    # "bc" is chat for "because" and "4444" a run, but only as whole words
+    for name in ("zqorgc9238ad2bc", "zqorge444462790", "zqorge9871bf1a0"):
+        cands = extractor.extract(f"I work at {name}.", at=AT)
+        assert [(c.predicate, c.object) for c in cands] == [("works at", name)]

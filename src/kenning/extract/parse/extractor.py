@@ -46,21 +46,28 @@ class ParseExtractor(Extractor):
 
     def extract_many(self, texts: list[str], *, at: list[datetime]) -> list[list[Candidate]]:
         """Several messages in one parser batch (the queue workers' path)."""
-        cleaned = [nlp.pieces(nlp.clean(t)) for t in texts]
-        flat = [p for ps in cleaned for p in ps]
+        cleaned = [nlp.clean(t) for t in texts]
+        spans = [nlp.pieces(c.text) for c in cleaned]
+        flat = [c.text[a:b] for c, ps in zip(cleaned, spans) for a, b in ps]
         docs = iter(self._nlp.pipe(flat, batch_size=64))
         out = []
-        for ps, when in zip(cleaned, at):
+        for clean, ps, when in zip(cleaned, spans, at):
             cands: list[Candidate] = []
-            for _ in ps:
+            for a, b in ps:
                 doc = next(docs)
                 for sent in doc.sents:
-                    cands.extend(_sentence(sent, when))
+                    got = _sentence(sent, when)
+                    quote = clean.source(a + sent.start_char, a + sent.end_char)
+                    for cand in got:
+                        cand.source_quote = quote   # the user's own words, not the cleaned ones
+                    cands.extend(got)
                 if _asks(doc):   # a whole piece: the tokenizer may split a request ("am/pm") mid-way
-                    got = requests(doc.text, True)
                     have = {(c.predicate, c.object) for c in cands}
-                    cands.extend(g for g in got if (g.predicate, g.object) not in have)
-            out.append(_unique(cands + _named_pet(ps, cands)))
+                    for got in requests(doc.text, True):
+                        if (got.predicate, got.object) not in have:
+                            got.source_quote = clean.source(a, b)
+                            cands.append(got)
+            out.append(_unique(cands + _named_pet(clean, cands)))
         return out
 
 
@@ -69,9 +76,9 @@ _ADOPTED = re.compile(r"\b(?:adopted|adopting|rescued|got|getting|bought|brought
                       r"(\w+)", re.I)
 
 
-def _named_pet(pieces: list[str], cands: list[Candidate]) -> list[Candidate]:
+def _named_pet(clean: nlp.Cleaned, cands: list[Candidate]) -> list[Candidate]:
     """"we adopted a puppy!! a lab mix named Buster": the name is said a sentence later."""
-    text = " ".join(pieces)
+    text = clean.text
     adopted = next((m.group(1).lower() for m in _ADOPTED.finditer(text) if m.group(1).lower() in w.PET_NOUNS), None)
     if adopted is None or any(c.predicate.startswith("has ") and c.kind == "relation" and c.entity_type == "THING"
                               for c in cands):
@@ -80,7 +87,7 @@ def _named_pet(pieces: list[str], cands: list[Candidate]) -> list[Candidate]:
     if named is None:
         return []
     kind = w.PET_NOUNS[adopted]
-    quote = text[:300]
+    quote = clean.original[:300].strip()
     return [make("relation", f"has {kind}", named.group(1), "THING",
                  text=f"user has a {adopted} named {named.group(1)}").model_copy(update={"source_quote": quote})]
 
@@ -142,12 +149,7 @@ def _sentence(sent, at: datetime) -> list[Candidate]:
         out.append(make("plan", "is expecting", "baby", None, ends=True))
     if not out:
         out.extend(_short_like(sent))
-    kept = []
-    for cand in out:
-        if _gate(cand):
-            cand.source_quote = quote
-            kept.append(cand)
-    return kept
+    return [cand for cand in out if _gate(cand)]
 
 
 _LIKE_WORDS = {"love": "likes", "like": "likes", "enjoy": "likes", "adore": "likes", "hate": "dislikes",
@@ -161,7 +163,7 @@ def _short_like(sent) -> list[Candidate]:
     if not 3 <= len(toks) <= 6 or toks[0].lower_ != "i" or toks[1].lower_ not in _LIKE_WORDS:
         return []
     rest = [t for t in toks[2:] if t.lower_ not in ("the", "a", "an", "my", "so", "much", "really")]
-    if not rest or any(t.pos_ in ("PRON",) or t.lower_ in w.PRONOUN_OBJECTS for t in rest):
+    if not rest or any(t.lower_ in w.PRONOUN_OBJECTS for t in rest):
         return []
     obj = " ".join(t.text for t in rest)
     return [make("preference", _LIKE_WORDS[toks[1].lower_], obj, "THING")]

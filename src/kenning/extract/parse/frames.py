@@ -23,7 +23,14 @@ def _preps(verb) -> list[tuple[str, object]]:
     """(preposition, object head) pairs hung on the verb, "to the Plateau", "at Amazon"."""
     out = []
     for p in _children(verb, ("prep", "dative", "agent")):
-        for o in _children(p, ("pobj", "pcomp")):
+        objs = _children(p, ("pobj", "pcomp"))
+        if not objs and p.i + 1 < len(p.doc):
+            # the small model sometimes hangs an unknown word ("at zq3f9…") on the verb, not the preposition
+            nxt = p.doc[p.i + 1]
+            if not nxt.is_punct and any(ch.isalnum() for ch in nxt.text) and nxt.head in (verb, p) and \
+                    nxt.dep_ in ("punct", "dep", "npadvmod", "appos", "nummod", "advmod", "dobj", "attr", "compound"):
+                objs = [nxt]
+        for o in objs:
             out.append((p.lower_, o))
         for pp in _children(p, ("prep",)):      # "out of", "back to"
             for o in _children(pp, ("pobj",)):

@@ -7,6 +7,7 @@ length of the message whatever it holds.
 """
 from __future__ import annotations
 
+import bisect
 import json
 import re
 import threading
@@ -23,14 +24,7 @@ MAX_MESSAGE_CHARS = 100_000
 _lock = threading.Lock()
 _nlp = None
 
-# Each pattern has one bounded or single quantifier: linear on any input.
-_SPACE = re.compile(r"[ \t\r\f\v]+")
-_NEWLINES = re.compile(r"\n{2,}")
-_CHAR_RUN = re.compile(r"(.)\1{3,}")
-_BRACKETS = re.compile(r"[()\[\]{}<>]")
-_QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"', "\u2014": " - ",
-                         "\u2013": " - ", "\u00a0": " "})
-# Chat spellings the parser reads badly; whole words only, case kept where it matters.
+# Chat spellings the parser reads badly; whole words only.
 _SLANG = {
     "im": "I'm", "ive": "I've", "dont": "don't", "doesnt": "doesn't", "didnt": "didn't",
     "cant": "can't", "wont": "won't", "isnt": "isn't", "wasnt": "wasn't", "havent": "haven't",
@@ -39,9 +33,83 @@ _SLANG = {
     "bf": "boyfriend", "gf": "girlfriend", "hubby": "husband", "u": "you", "ur": "your",
     "pls": "please", "plz": "please", "rn": "right now", "yrs": "years", "yr": "year", "bc": "because",
     "cuz": "because", "gonna": "going to", "wanna": "want to", "gotta": "have to", "kinda": "kind of",
-    "tho": "though", "thx": "thanks", "w/": "with", "bday": "birthday", "mins": "minutes",
+    "tho": "though", "thx": "thanks", "bday": "birthday", "mins": "minutes",
 }
-_WORD = re.compile(r"[A-Za-z][A-Za-z'/]*")
+_QUOTES = {"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"', "\u2014": " - ", "\u2013": " - ",
+           "\u00a0": " "}
+# One pass over the text, one alternative per kind of thing; every quantifier is single, so the
+# pass is linear on any input. A word is letters between non-word characters, never part of one.
+_PASS = re.compile(
+    r"(?P<space>[ \t\r\f\v\u00a0]+)|(?P<nl>\n+)|(?P<br>[()\[\]{}<>])"
+    r"|(?P<word>(?<![\w'])[A-Za-z][A-Za-z']*(?![\w]))"
+    r"|(?P<sym>[^\w\s])(?P=sym){3,}"
+    r"|(?P<other>[\u2018\u2019\u201c\u201d\u2013\u2014])")
+_LETTER_RUN = re.compile(r"([A-Za-z])\1{3,}")
+REPEATS_KEPT = 3
+
+
+class Cleaned:
+    """Parser-ready text and the way back to the words as the user wrote them."""
+
+    def __init__(self, original: str):
+        self.original = original
+        parts: list[str] = []
+        self._starts: list[int] = []     # cleaned offset where each emitted piece begins
+        self._spans: list[tuple[int, int]] = []
+        size, last_word, run, pos = 0, None, 0, 0
+
+        def emit(text: str, a: int, b: int) -> None:
+            nonlocal size
+            if not text:
+                return
+            parts.append(text)
+            self._starts.append(size)
+            self._spans.append((a, b))
+            size += len(text)
+
+        def space(a: int, b: int, char: str = " ") -> None:
+            if parts and not parts[-1].endswith((" ", "\n")):
+                emit(char, a, b)
+
+        for m in _PASS.finditer(original):
+            if m.start() > pos:
+                emit(original[pos:m.start()], pos, m.start())
+                last_word, run = None, 0
+            kind, a, b = m.lastgroup, m.start(), m.end()
+            if kind == "space":
+                space(a, b)
+            elif kind == "nl":
+                if parts and not parts[-1].endswith("\n"):
+                    if parts[-1].endswith(" "):
+                        parts[-1] = parts[-1][:-1] + "\n"
+                    else:
+                        emit("\n", a, b)
+                last_word, run = None, 0
+            elif kind == "br":
+                space(a, b)
+            elif kind == "word":
+                word = _LETTER_RUN.sub(lambda r: r.group(1) * 3, m.group(0))
+                key = word.lower()
+                run = run + 1 if key == last_word else 1
+                last_word = key
+                if run <= REPEATS_KEPT:
+                    emit(_SLANG.get(key, word), a, b)
+            elif kind == "sym":
+                emit(m.group("sym"), a, b)
+            else:
+                emit(_QUOTES[m.group(0)], a, b)
+            pos = b
+        if pos < len(original):
+            emit(original[pos:], pos, len(original))
+        self.text = "".join(parts)
+
+    def source(self, a: int, b: int) -> str:
+        """The user's own words behind cleaned[a:b]."""
+        if not self._starts or b <= a:
+            return ""
+        i = max(0, bisect.bisect_right(self._starts, a) - 1)
+        j = max(0, bisect.bisect_right(self._starts, max(a, b - 1)) - 1)
+        return self.original[self._spans[i][0]:self._spans[j][1]].strip()
 
 
 def load():
@@ -75,43 +143,25 @@ def _meta(folder: Path) -> dict:
         return {}
 
 
-def clean(text: str) -> str:
-    """Text the parser reads well and in linear time (see the module docstring)."""
-    text = text[:MAX_MESSAGE_CHARS].translate(_QUOTES)
-    text = _BRACKETS.sub(" ", text)
-    text = _CHAR_RUN.sub(lambda m: m.group(1) * (3 if m.group(1).isalpha() else 1), text)
-    text = _SPACE.sub(" ", text)
-    text = _NEWLINES.sub("\n", text)
-    text = _WORD.sub(_respell, text)
-    return _thin_repeats(text).strip()
+def clean(text: str) -> Cleaned:
+    """Text the parser reads well, in linear time (see the module docstring)."""
+    return Cleaned(text[:MAX_MESSAGE_CHARS])
 
 
-def _respell(m: re.Match) -> str:
-    word = m.group(0)
-    return _SLANG.get(word.lower(), word)
-
-
-def _thin_repeats(text: str, keep: int = 3) -> str:
-    """"very very very very very good" → three of them: a run of one word, kept short."""
-    out, last, run = [], None, 0
-    for word in text.split(" "):
-        key = word.lower()
-        run = run + 1 if key == last else 1
-        last = key
-        if run <= keep:
-            out.append(word)
-    return " ".join(out)
-
-
-def pieces(text: str) -> list[str]:
-    """The message as parser-sized pieces: lines, each cut at MAX_SENTENCE_CHARS on a space."""
-    out = []
+def pieces(text: str) -> list[tuple[int, int]]:
+    """The message as parser-sized pieces, as (start, end) offsets: lines, each cut at
+    MAX_SENTENCE_CHARS on a space."""
+    out, start = [], 0
     for line in text.split("\n"):
-        while len(line) > MAX_SENTENCE_CHARS:
-            cut = line.rfind(" ", 0, MAX_SENTENCE_CHARS)
-            cut = cut if cut > MAX_SENTENCE_CHARS // 2 else MAX_SENTENCE_CHARS
-            out.append(line[:cut])
-            line = line[cut:].lstrip()
-        if line.strip():
-            out.append(line)
+        a, end = start, start + len(line)
+        start = end + 1
+        while end - a > MAX_SENTENCE_CHARS:
+            cut = text.rfind(" ", a, a + MAX_SENTENCE_CHARS)
+            cut = cut if cut > a + MAX_SENTENCE_CHARS // 2 else a + MAX_SENTENCE_CHARS
+            out.append((a, cut))
+            a = cut
+            while a < end and text[a] == " ":
+                a += 1
+        if text[a:end].strip():
+            out.append((a, end))
     return out
