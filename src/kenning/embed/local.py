@@ -88,12 +88,17 @@ class LocalEmbedder(Embedder):
 
     def _embed(self, texts: list[str]) -> np.ndarray:
         self.load()
-        # Sort by length so padded batches waste little work; restore order after.
+        # Sort by length and cut a batch where the length jumps, so a long message never pads a
+        # batch of short labels to its own length; restore the order after.
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         out = np.empty((len(texts), self.dim), dtype=np.float32)
-        for start in range(0, len(order), BATCH):
-            idx = order[start:start + BATCH]
-            out[idx] = self._run([texts[i] for i in idx])
+        batch: list[int] = []
+        for i in order + [None]:
+            if batch and (i is None or len(batch) == BATCH or len(texts[i]) > 2 * len(texts[batch[0]]) + 32):
+                out[batch] = self._run([texts[j] for j in batch])
+                batch = []
+            if i is not None:
+                batch.append(i)
         return out
 
     def _run(self, texts: list[str]) -> np.ndarray:
