@@ -230,7 +230,7 @@ def locomo_section(locomo: dict, peers: dict | None) -> list[str]:
 def write_section(write: dict) -> list[str]:
     return ["## Write path", "",
             "`kenning bench write`: every turn of the LoCoMo dev conversations through `Memory.add` on a real SQLite"
-            " file (offline rule extractor, one embedding per message and per stored fact, one transaction per turn).",
+            " file (offline parse extractor, one embedding per message and per stored fact, one transaction per turn).",
             "", "| turns | facts written | turns/s | facts/s | add p50 ms | add p95 ms | add p99 ms | embedder load s |"
             " query embedding p50 ms |", "|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
             f"| {write['turns']:,} | {write['facts_written']:,} | {write['turns_per_s']} | {write['facts_per_s']} | "
