@@ -375,8 +375,10 @@ def test_sigkill_mid_import_leaves_nothing_and_a_rerun_restores_every_row_once(t
     proc = spawn("--db", store_url, "--json", "import", "-", log="import", stdin=subprocess.PIPE)
     proc.stdin.write("".join(lines[:1 + cut]).encode())
     proc.stdin.flush()
-    _wait(lambda: _import_transaction_open(store_url), proc, "the import's transaction")
-    time.sleep(0.3)   # it reads and writes what it was given, then waits for more
+    # it reads and writes what it was given, then waits for more: open and idle at two looks apart
+    # (a larger export takes longer to write; on PostgreSQL a statement in flight is not "idle")
+    _wait(lambda: _import_transaction_open(store_url) and not time.sleep(0.3) and _import_transaction_open(store_url),
+          proc, "the import's transaction, waiting for more input")
     assert _import_transaction_open(store_url)
     _sigkill(proc)
     proc.stdin.close()
