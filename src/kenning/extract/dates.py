@@ -5,6 +5,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from dateutil.easter import easter
 from dateutil.relativedelta import relativedelta
 
 MONTHS = {m: i + 1 for i, m in enumerate(
@@ -16,6 +17,13 @@ NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5
 WEEKDAYS = {d: i for i, d in enumerate("monday tuesday wednesday thursday friday saturday sunday".split())}
 UNITS = {"day": "days", "week": "weeks", "month": "months", "year": "years"}
 
+# fixed-date holidays as (month, day); Easter and Thanksgiving move and are computed
+HOLIDAYS = {"christmas eve": (12, 24), "christmas day": (12, 25), "christmas": (12, 25), "xmas": (12, 25),
+            "boxing day": (12, 26), "new year's eve": (12, 31), "nye": (12, 31), "new year's day": (1, 1),
+            "halloween": (10, 31), "valentine's day": (2, 14), "valentine's": (2, 14),
+            "st patrick's day": (3, 17), "fourth of july": (7, 4), "4th of july": (7, 4),
+            "bonfire night": (11, 5), "easter": None, "easter sunday": None, "thanksgiving": None}
+_HOLIDAY_DAYS = {k.replace("'", ""): v for k, v in HOLIDAYS.items()}
 _MONTH = r"(?P<month>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
 _NUM = r"(?P<n>\d+|" + "|".join(sorted(NUMBERS, key=len, reverse=True)) + r")"
 PATTERNS = [
@@ -25,7 +33,7 @@ PATTERNS = [
     ("in_n", rf"\bin {_NUM} (?P<unit>day|week|month|year)s?\b"),
     ("for_n", rf"\bfor (?:the (?:past|last) )?{_NUM} (?P<unit>day|week|month|year)s?\b"),
     ("weekday", r"\b(?P<prep>last|next|this|on|since|starting|from) (?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b"),
-    ("yesterday", r"\byesterday\b"),
+    ("yesterday", r"\b(?:yesterday|last night)\b"),
     ("tomorrow", r"\btomorrow\b"),
     ("today", r"\b(?:today|tonight|this morning|right now)\b"),
     ("since_year", r"\bsince (?P<year>(?:19|20)\d\d)\b"),
@@ -34,6 +42,8 @@ PATTERNS = [
     ("month", rf"\b(?P<prep>in|since|by|from|this|last|next|until|starting(?: in)?|end of|the end of|mid|early|late) {_MONTH}(?: (?P<year>(?:19|20)\d\d))?\b"),
     ("ordinal", r"\b(?P<prep>on|since|from|by|until) the (?P<day>\d{1,2})(?:st|nd|rd|th)\b"),
     ("year", r"\b(?:in|since|from) (?P<year>(?:19|20)\d\d)\b"),
+    ("holiday", r"\b(?:(?P<prep>on|since|by|until|from|over|at|for|last|next|this) )?(?P<hol>"
+                + "|".join(sorted(HOLIDAYS, key=len, reverse=True)).replace("'", "'?") + r")(?:,? (?P<year>(?:19|20)\d\d))?\b"),
 ]
 _COMPILED = [(name, re.compile(rx, re.I)) for name, rx in PATTERNS]
 
@@ -108,6 +118,8 @@ def _resolve(name: str, m: re.Match, at: datetime, tense: str):
         elif when < day0 and tense == "future":
             when = _safe(at, at.year + (at.month == 12), at.month % 12 + 1, day)
         return when, "past" if when <= at else "future"
+    if name == "holiday":
+        return _holiday(g["hol"].lower().replace("'", ""), (g.get("prep") or "").lower(), g.get("year"), at, tense)
     month = MONTHS[g["month"].lower().rstrip(".")]
     prep = (g.get("prep") or "").lower()
     day = int(g.get("day") or {"end of": 28, "the end of": 28, "mid": 15, "late": 20}.get(prep, 1))
@@ -130,6 +142,32 @@ def _resolve(name: str, m: re.Match, at: datetime, tense: str):
     when = _safe(at, year, month, day)
     direction = "past" if when <= at else "future"
     return when, direction
+
+
+def _holiday_on(key: str, year: int) -> tuple[int, int]:
+    fixed = _HOLIDAY_DAYS.get(key)
+    if fixed is not None:
+        return fixed
+    if key.startswith("easter"):
+        d = easter(year)
+        return d.month, d.day
+    first = datetime(year, 11, 1).weekday()      # US Thanksgiving: the fourth Thursday of November
+    return 11, 1 + (3 - first) % 7 + 21
+
+
+def _holiday(key: str, prep: str, year: str | None, at: datetime, tense: str):
+    """"on christmas eve" said in a past clause is the last one; in a future clause, the next."""
+    if year:
+        y = int(year)
+    else:
+        y = at.year
+        when = _safe(at, y, *_holiday_on(key, y))
+        if (tense == "past" or prep in ("since", "last", "from")) and when > at:
+            y -= 1
+        elif tense != "past" and prep not in ("since", "last", "from") and when.date() < at.date():
+            y += 1
+    when = _safe(at, y, *_holiday_on(key, y))
+    return when, "past" if when <= at else "future"
 
 
 def _safe(at: datetime, year: int, month: int, day: int) -> datetime:

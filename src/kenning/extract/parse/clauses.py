@@ -89,6 +89,11 @@ def classify(verb, sent, at) -> Clause:
         subj = _inherited_subject(verb)
         inherited = subj is not None
     kind, partners = _subject_kind(subj, verb, sent)
+    subjects = [c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")]
+    if kind != "user" and len(subjects) > 1 and any(c.lower_ in USER_WORDS for c in subjects):
+        # "Mark and I are separating" parsed as two subjects side by side, not as a list
+        subj = next(c for c in subjects if c.lower_ in USER_WORDS)
+        kind, partners = "user", [c for c in subjects if c is not subj]
     if kind == "other" and inherited and verb.dep_ == "xcomp":
         # "Doctor wants me on iron": the object of the head verb is the subject of its xcomp
         obj = next((c for c in verb.head.children if c.dep_ == "dobj" and c.lower_ in USER_WORDS), None)
@@ -148,6 +153,9 @@ def _inverted(verb) -> bool:
 
 
 def _subject_kind(subj, verb, sent):
+    if subj is not None and subj.pos_ == "NOUN" and verb.tag_ == "VBD" and subj.i < verb.i and \
+            subj.right_edge.i + 2 >= verb.i and subj.doc[verb.i - 1].text == ",":
+        subj = None    # "bad news, tore my meniscus": a heading before a diary clause, not its subject
     if subj is None:
         first = _first_word(sent)
         if verb.dep_ == "ROOT" or verb.i <= first.i + 2 or verb.dep_ in ("conj", "parataxis"):

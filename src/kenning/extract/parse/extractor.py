@@ -13,9 +13,11 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from datetime import datetime, timedelta
 
 from .. import dates
+from .. import lexicon as lx
 from ..base import Candidate, Extractor
 from . import frames as fr
 from . import nlp
@@ -29,6 +31,8 @@ from .settings import requests
 MAX_OBJECT_WORDS = 7
 _TIMEISH = frozenset("morning mornings evening evenings night nights week weeks weekend weekends day days "
                     "month months year years minute minutes hour hours".split())
+_HABIT_PREDICATES = frozenset({"eats", "drinks", "likes", "dislikes", "loves", "hates", "does not eat",
+                               "does not drink", "is allergic to"})
 CHANGE_SLOTS = frozenset({"works at", "works as", "lives in", "studies at", "is a member of"})
 
 
@@ -134,14 +138,23 @@ def _sentence(sent, at: datetime) -> list[Candidate]:
     if not heads or sent.root.pos_ not in ("VERB", "AUX"):
         out.extend(_fragment(sent))
     out.extend(_verbless(sent, clauses, at))
+    out.extend(_end_of(sent))
     out.extend(_fragment_job(sent))
+    starts = any(t.lemma_ in ("start", "begin", "accept", "offer") for t in sent)   # "accepted …, starting in May"
     change = [cand for cand in out if cand.valid_at is None and not cand.ends and cand.predicate in CHANGE_SLOTS
-              and "may_start_later" in cand.notes]
+              and ("may_start_later" in cand.notes or starts and cand.predicate in ("works at", "works as"))]
     if change:
-        later = dates.find(sent.text, at, "future")
+        text = sent.text
+        nxt = sent.doc[sent.end].sent if sent.end < len(sent.doc) else None
+        if starts and nxt is not None and any(t.lemma_ in ("start", "begin") for t in nxt[:3]):
+            text += " " + nxt.text     # "got offered head chef at Maison Ruelle!! start July 1"
+        later = dates.find(text, at, "future")
         if later is not None and later.when > at:
             for cand in change:
                 cand.valid_at, cand.kind = later.when, "plan" if cand.kind != "relation" else cand.kind
+    for cand in out:
+        if "born" in cand.notes and cand.valid_at is None:
+            cand.valid_at = _clause_date(sent, at)
     if births:
         for cand in out:
             if cand.kind == "relation" and cand.object in births and not cand.ends:
@@ -205,7 +218,10 @@ def _gate(c: Candidate) -> bool:
                                                  "which", "if", "that", "this", "it", "them", "each"):
         return False
     if words[-1] in w.ABSTRACT or obj in w.ABSTRACT:
-        return False
+        # a coffee one grabs is gone by evening; "drinks coffee", "loves pizza" is who one is
+        if not (c.predicate in _HABIT_PREDICATES and (words[-1] in lx.ACQUIRED_TRANSIENT or obj in lx.ACQUIRED_TRANSIENT)
+                and words[-1] not in lx.TRANSIENT):
+            return False
     if len(words) > MAX_OBJECT_WORDS:
         return False
     if c.kind in ("routine", "skill", "preference", "possession") and any(x in _TIMEISH for x in words):
@@ -220,7 +236,21 @@ def _gate(c: Candidate) -> bool:
 def _clause(c: Clause, at: datetime) -> list[Candidate]:
     v = c.verb
     lemma = v.lemma_.lower()
+    if lemma == "have" and v.tag_ == "VBD":   # "we had to put Rufus down", "I had to sell my car": it happened
+        x = next((t for t in v.children if t.dep_ == "xcomp" and t.pos_ == "VERB"
+                  and any(a.lower_ == "to" for a in t.children)), None)
+        if x is not None:
+            return _clause(replace(c, verb=x, tense="past"), at)
     prt = next((t.lower_ for t in v.children if t.dep_ == "prt"), None)
+    if v.lower_ in ("done", "finished", "through") and not c.negated and c.tense != "future" and any(
+            a.lemma_ == "be" for a in v.children if a.dep_ in ("aux", "auxpass")):
+        thing = next((o for p, o in fr._preps(v) if p == "with"), None)   # "I'm done with chess"
+        if thing is not None and thing.lower_ in ("it", "that", "them"):
+            thing = _antecedent(thing)
+        if thing is not None and thing.pos_ in ("NOUN", "PROPN") and thing.lemma_ not in w.ABSTRACT \
+                and thing.lemma_ not in _TASKS:
+            what = ph.phrase(thing)
+            return [make("routine", "does", what, None, ends=True, text=f"user is done with {what}")]
     ended = _ending(c, lemma, prt)
     if ended is not None:
         return ended
@@ -230,7 +260,43 @@ def _clause(c: Clause, at: datetime) -> list[Candidate]:
         return _negative(c, lemma)
     if c.ended:
         return [_as_end(x) for x in _positive(c, lemma, prt)]
-    return _positive(c, lemma, prt)
+    return _positive(c, lemma, prt) + _employer(c, lemma)
+
+
+_TRADE_VERBS = frozenset({"sell", "teach", "design", "code", "program", "manage", "nurse", "consult", "write",
+                          "edit", "build", "develop", "research", "cook", "serve", "clean", "drive", "coach"})
+
+
+def _employer(c: Clause, lemma: str) -> list[Candidate]:
+    """"I sell real estate with Baird & Warner", "I teach maths at Colegio Alameda": what one does
+    for a living says where one works."""
+    if lemma not in _TRADE_VERBS or c.tense != "present" or c.progressive or c.subject != "user":
+        return []
+    obj = fr._dobj(c.verb)
+    preps = fr._preps(c.verb) + (fr._preps(obj) if obj is not None else [])
+    return [make("attribute", "works at", ph.phrase(o), "ORG") for p, o in preps
+            if p in ("with", "at", "for") and o.pos_ == "PROPN" and o.ent_type_ in ("ORG", "")]
+
+
+# done with today's one: "done with my shift" ends nothing
+_TASKS = frozenset({"shift", "work", "homework", "chore", "meeting", "exam", "test", "laundry", "dinner", "lunch",
+                    "breakfast", "email", "task", "call", "errand", "assignment", "essay", "paper", "report"})
+_NOT_ANTECEDENT_PREPS = frozenset({"since", "after", "before", "during", "until", "for", "because"})
+
+
+def _antecedent(pron):
+    """What "it" in "I'm done with it" stands for: the nearest thing the message did something
+    with before (an object, or a place gone to), skipping times ("since the move")."""
+    doc = pron.doc
+    for t in reversed(doc[max(0, pron.i - 40):pron.i]):
+        if t.pos_ not in ("NOUN", "PROPN") or t.dep_ not in ("dobj", "pobj") or t.ent_type_ in ("DATE", "TIME"):
+            continue
+        if t.lemma_ in w.ABSTRACT or t.lemma_ in w.TIME_NOUNS:
+            continue
+        if t.dep_ == "pobj" and t.head.lower_ in _NOT_ANTECEDENT_PREPS:
+            continue
+        return t
+    return None
 
 
 def _positive(c: Clause, lemma: str, prt: str | None) -> list[Candidate]:
@@ -243,6 +309,13 @@ def _positive(c: Clause, lemma: str, prt: str | None) -> list[Candidate]:
                 names.append(o.text)
         return [make("relation", "is married to", n, "PERSON") for n in names] or [
             make("event", "got", "married", None, text="user got married")]
+    if lemma == "engage" and v.tag_ == "VBN" or lemma == "get" and any(t.lower_ == "engaged" for t in v.children):
+        names = [p.text for p in c.partners if ph.is_name(p)]
+        for prep, o in fr._preps(v) + [po for t in v.children if t.lower_ == "engaged" for po in fr._preps(t)]:
+            if prep == "to" and ph.is_name(o):
+                names.append(o.text)
+        return [make("relation", "is engaged to", n, "PERSON") for n in names] or [
+            make("event", "got", "engaged", None, text="user got engaged")]
     if lemma in ("date", "see") and c.progressive or lemma == "meet" and any(
             t.lower_ in ("someone", "somebody") for t in v.children):
         names = [t.text for t in v.sent if ph.is_name(t) and t.i > v.i and t.ent_type_ in ("PERSON", "")]
@@ -308,7 +381,7 @@ def _positive(c: Clause, lemma: str, prt: str | None) -> list[Candidate]:
         obj = fr._dobj(v)
         if lemma in ("start", "begin") and obj is not None and obj.pos_ in ("NOUN", "PROPN") and \
                 obj.lemma_ not in w.JOB_NOUNS and obj.lemma_ not in w.ABSTRACT:
-            words = [t for t in obj.subtree if not t.is_punct and t.lower_ not in ("a", "an", "the", "my", "our")]
+            words = [t for t in ph.span_tokens(obj) if not t.is_punct and t.lower_ not in ("a", "an", "the", "my", "our")]
             thing = " ".join(t.text for t in words[:5])
             return [make("routine", "does", thing, "SKILL", text=f"user started {thing}")]
     if lemma in ("adopt", "rescue", "get", "buy") and _pet_object(v):
@@ -380,7 +453,8 @@ def _event(c: Clause, lemma: str, prt: str | None) -> list[Candidate]:
         return []
     if lemma in ("have", "get", "do", "make", "take") and obj.lemma_ in w.ABSTRACT:
         return []
-    toks = [t for t in c.tokens if not t.is_punct and t.ent_type_ not in ("DATE", "TIME")
+    said_by = {t.i for t in c.subj.subtree} if c.subj is not None and c.subj.i < v.i else set()
+    toks = [t for t in c.tokens if not t.is_punct and t.ent_type_ not in ("DATE", "TIME") and t.i not in said_by
             and t.dep_ not in ("nsubj", "aux", "cc", "intj", "discourse")]
     while toks and toks[-1].dep_ in ("prep", "det", "poss", "cc", "advmod"):
         toks.pop()
@@ -420,15 +494,24 @@ def _ending(c: Clause, lemma: str, prt: str | None) -> list[Candidate] | None:
     if c.tense == "future" or c.hypothetical:
         return None
     phrasal = (lemma, prt)
+    if lemma == "put" and (prt == "down" or any(t.lower_ == "sleep" for t in v.subtree)):
+        obj = fr._dobj(v)     # "we had to put Rufus down", "put Bess to sleep": a pet that died
+        if obj is not None and ph.is_name(obj):
+            return [make("relation", "has", obj.lower_, None, ends=True, text=f"{obj.lower_} died")]
     if lemma in w.BREAKUP_VERBS or phrasal in w.BREAKUP_PHRASAL or (lemma == "split" and c.subject in ("we", "user")):
         names = [p.text for p in c.partners if ph.is_name(p)]
         for prep, o in fr._preps(v):
             if prep == "with" and ph.is_name(o):
                 names.append(o.text)
-        return [make("relation", "has partner", n.lower(), None, ends=True) for n in names] or [
+        out = [make("relation", "has partner", n.lower(), None, ends=True) for n in names] or [
             make("relation", "has partner", "", None, ends=True)]
+        if lemma == "divorce" or any(t.lemma_ == "divorce" for t in v.children):
+            out.append(make("event", "got", "divorced", None, text="user got divorced"))
+        return out
     if lemma not in w.END_VERBS and phrasal not in w.END_PHRASAL:
         return None
+    if lemma in ("sell", "teach", "drive") and c.tense == "present" and not c.progressive:
+        return None   # "I sell real estate with Baird & Warner": a living, not a sale
     if c.negated:
         return None
     if lemma == "lose" and not _pet_or_person_obj(v):
@@ -608,9 +691,30 @@ def _fragment(sent) -> list[Candidate]:
     return out
 
 
+def _end_of(sent) -> list[Candidate]:
+    """"that's the end of golf for me", "no more golf for me": the user stops doing it."""
+    out = []
+    for t in sent:
+        if not (t.lower_ == "end" and t.pos_ == "NOUN" or t.lower_ == "more" and any(
+                c.lower_ == "no" for c in t.children)):
+            continue
+        me = any(p.lower_ == "for" and any(o.lower_ in ("me", "us") for o in p.children)
+                 for p in list(t.children) + list(t.head.children) if p.dep_ == "prep")
+        thing = next((o for p in t.children if p.dep_ == "prep" and p.lower_ == "of" for o in p.children
+                      if o.dep_ == "pobj" and o.pos_ == "NOUN"), None) if t.lower_ == "end" else (
+            t.head if t.head.pos_ == "NOUN" and t.dep_ == "amod" else None)
+        if me and thing is not None and thing.lemma_ not in w.ABSTRACT:
+            what = " ".join(x.text for x in ph.span_tokens(thing) if x.lower_ not in ("more", "no"))
+            out.append(make("routine", "does", what, None, ends=True, text=f"user stopped {what}"))
+    return out
+
+
+_HEDGE_VERBS = frozenset({"guess", "think", "suppose", "reckon", "say"})
+
+
 def _verbless(sent, clauses, at) -> list[Candidate]:
     """What a first-person message says without a verb of its own: a diet ("vegetarian ten years
-    now"), "N days without a cigarette", "caffeine free", "the end of golf for me"."""
+    now", "so vegetarian now I guess"), "N days without a cigarette", "caffeine free"."""
     out = []
     others = {t.i for c in clauses if c.subject in ("other", "my") for t in c.tokens}
     for t in sent:
@@ -622,6 +726,10 @@ def _verbless(sent, clauses, at) -> list[Candidate]:
                                                        for c in clauses)) and t.head.lemma_ != "be":
             if not any(x.dep_ == "neg" for x in t.head.children):
                 out.append(make("attribute", "follows diet", t.lower_, None, text=f"user is {t.lower_}"))
+        elif t.lower_ in w.DIETS and t.dep_ == "ccomp" and t.head.lemma_ in _HEDGE_VERBS and not any(
+                x.dep_ in ("nsubj", "neg") for x in t.children):
+            out.append(make("attribute", "follows diet", t.lower_, None, text=f"user is {t.lower_}",
+                            confidence=0.6))
         if t.like_num and t.i == sent.start and t.text.isdigit() and 0 < int(t.text) < 120 and t.i + 1 < len(
                 t.doc) and t.nbor(1).lower_ in ("today", "yesterday"):
             when = at if t.nbor(1).lower_ == "today" else at - timedelta(days=1)
@@ -629,6 +737,13 @@ def _verbless(sent, clauses, at) -> list[Candidate]:
         if t.pos_ == "ADJ" and t.lower_ in w.ADJ_PREP and t.i == sent.start and not any(
                 x.dep_ == "nsubj" for x in t.children):   # "married to Mark, …"
             out.extend(_copula_value(Clause(verb=t.head, subject="user"), t))
+        if t.lower_ in w.INJURY_WORDS and t.dep_ == "amod" and t.head.lemma_ in w.BODY_PARTS and not any(
+                x.dep_ == "poss" and x.lower_ not in ("my",) for x in t.head.children) and t.head.dep_ in (
+                "ROOT", "appos", "npadvmod", "conj", "dobj", "attr") and t.head.head.lemma_ not in ("see", "fix", "treat"):
+            # "had a crash on the bike on saturday, broken collarbone": an injury said in passing
+            what = t.head.lower_
+            out.append(make("event", w.INJURY_WORDS[t.lower_], what, None,
+                            text=f"user {w.INJURY_WORDS[t.lower_]} their {what}", valid_at=_clause_date(sent, at)))
         if t.lower_ == "without" and t.head.lemma_ in w.TIME_NOUNS:
             for o in t.children:
                 if o.dep_ == "pobj":
@@ -636,16 +751,11 @@ def _verbless(sent, clauses, at) -> list[Candidate]:
                     out.append(make("routine", "does", thing, None, ends=True, text=f"user stopped {thing}"))
         if t.lower_ == "no" and t.dep_ == "det" and (t.head.tag_ == "VBG" or t.head.lower_.endswith("ing")):
             out.append(make("routine", "does", t.head.lower_, None, ends=True, text=f"user stopped {t.head.lower_}"))
-        if t.lower_ == "free" and t.i > 0 and t.nbor(-1).pos_ == "NOUN":
-            thing = w.SYNONYMS.get(t.nbor(-1).lower_, t.nbor(-1).lower_)
-            out.append(make("routine", "does", thing, None, ends=True, text=f"user stopped {thing}"))
-        if t.lower_ == "end" and "for me" in sent.text.lower():
-            for p in t.children:
-                if p.dep_ == "prep" and p.lower_ == "of":
-                    for o in p.children:
-                        if o.dep_ == "pobj":
-                            out.append(make("routine", "does", o.lower_, None, ends=True,
-                                            text=f"user stopped {o.lower_}"))
+        if t.lower_ == "free" and t.i > sent.start:
+            what = t.nbor(-1) if t.nbor(-1).text != "-" or t.i < sent.start + 2 else t.nbor(-2)
+            if what.pos_ in ("NOUN", "PROPN") or what.lower_ in w.SYNONYMS or what.lower_ in lx.FOODS:
+                thing = w.SYNONYMS.get(what.lower_, what.lower_)   # "caffeine free", "sugar-free"
+                out.append(make("routine", "does", thing, None, ends=True, text=f"user stopped {thing}"))
     return out
 
 
@@ -683,9 +793,14 @@ def _other(c: Clause, at: datetime, births: list) -> list[Candidate]:
         return [make("relation", "has", target, None, ends=True, text=f"{target} died")]
     if lemma == "put" and any(t.lower_ == "sleep" for t in v.subtree) or lemma == "have" and any(
             t.lemma_ == "put" and any(g.lower_ == "sleep" for g in t.subtree) for t in v.subtree):
-        for t in v.subtree:
-            if ph.is_name(t) and t.i > v.i:
+        for t in list(subj.subtree) + list(v.subtree):   # "have Bess put to sleep", "had him put to sleep"
+            if ph.is_name(t) and t.dep_ in ("nsubj", "nsubjpass", "dobj"):
                 return [make("relation", "has", t.lower_, None, ends=True, text=f"{t.lower_} died")]
+    if subj.lemma_ == "divorce" and lemma in ("finalize", "come", "go", "be", "settle") and c.tense == "past" \
+            and not c.negated and (subj.i == 0 or any(t.lower_ in ("my", "our", "the") for t in subj.children)):
+        # "the divorce was finalized last Friday", "my divorce came through"
+        return [make("relation", "has partner", "", None, ends=True),
+                make("event", "got", "divorced", None, text="user got divorced")]
     if lemma == "bear" and v.tag_ == "VBN" and name is not None:
         births.append(name.text.lower())
         return []
@@ -706,8 +821,12 @@ def _other(c: Clause, at: datetime, births: list) -> list[Candidate]:
                         ph.entity_type(subj, "THING"), confidence=0.55)
             cand.needs_known_entity = True   # only an opinion about something the user already talked about
             return [cand]
-    if lemma == "propose" and name is not None:
-        return [make("relation", "is engaged to", name.text, "PERSON")]
+    if lemma == "propose" and fr._dobj(v) is None and all(
+            o.lower_ == "me" for p, o in fr._preps(v) if p == "to"):
+        if name is not None:
+            return [make("relation", "is engaged to", name.text, "PERSON")]
+        if subj.lower_ in ("he", "she"):   # "he proposed last night and I said yes"
+            return [make("event", "got", "engaged", None, text="user got engaged", confidence=0.6)]
     if c.subject == "my" and subj.lemma_ in fr.HOUSING:
         for p, o in fr._preps(subj) + (fr._preps(v) if lemma == "be" else []):
             if p in ("in", "on", "near") and (o.pos_ == "PROPN" or o.text[:1].isupper()):

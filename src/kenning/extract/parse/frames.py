@@ -153,6 +153,15 @@ def move(clause: Clause, verb) -> list:
                 continue   # "moved into the condo": where, the message does not say
             out.append(make("attribute", "lives in", _obj_text(place), "PLACE"))
             break
+    if not out:   # "moving in together next month, a bigger place in Rosemont"
+        for home in verb.children:
+            if home.dep_ in ("npadvmod", "appos", "dobj") and home.lemma_ in HOUSING:
+                for prep, o in _preps(home):
+                    if prep in ("in", "on", "near") and o.pos_ == "PROPN":
+                        out.append(make("attribute", "lives in", _obj_text(o), "PLACE"))
+                        break
+    if any(c.lower_ == "together" for c in verb.children):
+        out.extend(make("relation", "lives with", p.text, "PERSON") for p in clause.partners if ph.is_name(p))
     return out
 
 
@@ -174,6 +183,12 @@ def have(clause: Clause, verb) -> list:
             continue
         if low in w.CONDITION_NOUNS or lemma in w.CONDITION_NOUNS or item.head.lemma_ == "diagnose":
             out.append(make("attribute", "has condition", low, None))
+            continue
+        if lemma in w.HAPPENINGS:   # "I had surgery last month", "had a crash on the bike": it happened
+            if clause.tense == "past":
+                out.append(make("event", "had", text, None, text=f"user had {text}"))
+            elif clause.tense == "future" or clause.progressive or clause.date is not None:
+                out.append(make("plan", "has", text, None, text=f"user has {text} coming up"))
             continue
         out.append(make("possession", "has", text, ph.entity_type(item, "THING")))
     return out

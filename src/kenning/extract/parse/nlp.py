@@ -57,6 +57,8 @@ class Cleaned:
         self._starts: list[int] = []     # cleaned offset where each emitted piece begins
         self._spans: list[tuple[int, int]] = []
         size, last_word, run, pos = 0, None, 0, 0
+        caps: list[int] = []              # the emitted all-capitals words in a row (shouting)
+        shouts: list[list[int]] = []
 
         def emit(text: str, a: int, b: int) -> None:
             nonlocal size
@@ -93,6 +95,11 @@ class Cleaned:
                 run = run + 1 if key == last_word else 1
                 last_word = key
                 if run <= REPEATS_KEPT:
+                    if word.isupper() and len(word) > 1:
+                        caps.append(len(parts))
+                    elif caps:
+                        shouts.append(caps)
+                        caps = []
                     emit(_SLANG.get(key, word), a, b)
             elif kind == "sym":
                 emit(m.group("sym"), a, b)
@@ -101,6 +108,9 @@ class Cleaned:
             pos = b
         if pos < len(original):
             emit(original[pos:], pos, len(original))
+        shouts.append(caps)
+        for run_ in shouts:
+            _unshout(parts, run_)
         self.text = "".join(parts)
 
     def source(self, a: int, b: int) -> str:
@@ -110,6 +120,23 @@ class Cleaned:
         i = max(0, bisect.bisect_right(self._starts, a) - 1)
         j = max(0, bisect.bisect_right(self._starts, max(a, b - 1)) - 1)
         return self.original[self._spans[i][0]:self._spans[j][1]].strip()
+
+
+def _unshout(parts: list[str], run: list[int]) -> None:
+    """"KENJI PROPOSED on christmas eve": words in capitals read as names to the parser. A run
+    of two or more capitalised words with one longer than three letters (not "UX UI") is shouting:
+    it goes to lower case, its first word capitalised at the start of a sentence. Same length, so
+    offsets still map back."""
+    if len(run) < 2 or not any(len(parts[i]) > 3 for i in run):
+        return
+    before = next((parts[k] for k in range(run[0] - 1, -1, -1) if parts[k].strip()), "")
+    for n, i in enumerate(run):
+        word = parts[i].lower()
+        if word in ("i", "i'm", "i've", "i'll", "i'd"):
+            word = "I" + word[1:]
+        elif n == 0 and (not before or before.rstrip()[-1:] in ".!?\n"):
+            word = word[:1].upper() + word[1:]
+        parts[i] = word
 
 
 def load():

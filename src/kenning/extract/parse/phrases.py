@@ -6,7 +6,7 @@ from .. import lexicon as lx
 DROP_DEPS = frozenset({"relcl", "acl", "punct", "appos", "cc", "conj", "advmod", "prep", "det", "predet",
                        "case", "mark", "advcl", "dep", "parataxis", "aux", "neg", "quantmod", "nsubj"})
 LEAD_DROP = frozenset("""a an the my our your his her their its some any this that these those such
- own another every each""".split())
+ own another every each much many more less fewer enough too""".split())
 FILLER = frozenset("""lol haha lmao omg tbh btw ngl rn ugh yeah yep ok okay like literally basically
  really so very pretty quite just""".split())
 DATE_WORDS = frozenset("""today tonight yesterday tomorrow week weekend month year morning evening night
@@ -25,7 +25,11 @@ def span_tokens(head, keep_of: bool = True) -> list:
     def walk(tok, depth):
         if depth > 6:
             return
+        amp = any(c.dep_ == "cc" and c.text == "&" for c in tok.children) and tok.pos_ == "PROPN"
         for child in tok.children:
+            if amp and child.dep_ in ("cc", "conj") and child.i > tok.i:
+                toks.append(child)     # "Baird & Warner", "Marks & Spencer": one name
+                continue
             if child.dep_ in DROP_DEPS and not (keep_of and child.dep_ == "prep" and child.lower_ == "of"
                                                  and child.i > tok.i and depth == 0):
                 continue
@@ -48,6 +52,11 @@ def span_tokens(head, keep_of: bool = True) -> list:
         out = out[1:]
     while out and (out[-1].is_punct or out[-1].lower_ in FILLER) and out[-1] is not head:
         out = out[:-1]
+    doc = head.doc
+    if out and out[-1].i + 2 < len(doc) and doc[out[-1].i + 1].lower_ == "to" and head.dep_ == "dobj":
+        nxt = doc[out[-1].i + 2]     # "couch to 5k", "zero to 60": a name the parser cut at "to"
+        if nxt.head.i == out[-1].i + 1 and any(ch.isdigit() for ch in nxt.text):
+            out = out + [doc[out[-1].i + 1], nxt]
     return out
 
 

@@ -36,6 +36,10 @@ def _age(name_tok) -> str | None:
         for g in head.children:
             if g.dep_ == "attr" and g.like_num:
                 return g.text
+    # the parser hung "who's 5" on the noun, not on the name: read the words right after it
+    after = [t for t in name_tok.doc[name_tok.i + 1:name_tok.i + 5] if not t.is_punct]
+    if len(after) >= 3 and after[0].lower_ == "who" and after[1].lemma_ == "be" and after[2].like_num:
+        return after[2].text
     return None
 
 
@@ -58,12 +62,66 @@ def _pet_named(sent) -> list:
     return []
 
 
+# whose baby it is -> what the baby is to the user
+_BABY_OF = {"son": "grandchild", "daughter": "grandchild", "child": "grandchild", "wife": "child",
+            "husband": "child", "partner": "child", "brother": "sibling's child", "sister": "sibling's child"}
+
+
+def _new_baby(sent) -> list:
+    """"Our son's wife had the baby on Monday, a little boy called Alfie": a named baby born to
+    the user's family, what it is to the user read from whose it is."""
+    out = []
+    for v in sent:
+        if not (v.lemma_ in ("have", "give") and v.pos_ == "VERB" and any(
+                c.dep_ == "dobj" and c.lemma_ in ("baby", "boy", "girl", "son", "daughter", "birth")
+                for c in v.children)):
+            continue
+        subj = next((c for c in v.children if c.dep_ == "nsubj"), None)
+        if subj is None:
+            continue
+        chain = [t for t in subj.subtree if t.lemma_.lower() in w.RELATION_NOUNS or t.lower_ in ("my", "our")]
+        rels = [w.RELATION_NOUNS.get(t.lower_) or w.RELATION_NOUNS.get(t.lemma_.lower()) for t in chain
+                if t.lower_ not in ("my", "our")]
+        if not chain or chain[0].lower_ not in ("my", "our") or not rels:
+            continue
+        what = _BABY_OF.get(rels[0])     # "our son's wife": whose first (son) decides
+        names = [g for t in sent if t.lemma_ in ("call", "name") and t.pos_ == "VERB"
+                 for g in t.children if g.dep_ in ("oprd", "attr", "dobj", "xcomp", "npadvmod", "ccomp")
+                 and ph.is_name(g) and g.lower_ not in ("him", "her", "them", "it")]
+        if what is None or not names:
+            continue
+        if what == "sibling's child":
+            sex = next((t.lemma_ for t in sent if t.lemma_ in ("boy", "girl")), None)
+            if sex is None:
+                continue
+            what = "nephew" if sex == "boy" else "niece"
+        for n in names:
+            cand = make("relation", f"has {what}", n.text, "PERSON", text=f"user has {what} {n.text}")
+            cand.notes.append("born")    # dated by the sentence: the day the baby came
+            out.append(cand)
+    return out
+
+
+def _named_before(tok) -> list[str]:
+    """"… a little boy called Alfie! Our second grandchild.": a relation word alone in a verbless
+    sentence names the person the sentence before introduced."""
+    sent = tok.sent
+    if sent.root.pos_ in ("VERB", "AUX") or sent.start == 0:
+        return []
+    prev = tok.doc[sent.start - 1].sent
+    named = [g.text for t in prev if t.lemma_ in ("call", "name") and t.tag_ == "VBN"
+             for g in t.children if g.dep_ in ("oprd", "attr", "dobj", "xcomp", "npadvmod") and ph.is_name(g)]
+    return named[-1:]
+
+
 def relations(sent) -> list:
-    out = _pet_named(sent)
+    out = _pet_named(sent) + _new_baby(sent)
     for tok in sent:
         word = tok.lower_
         lemma = tok.lemma_.lower()
         rel = w.RELATION_NOUNS.get(word) or w.RELATION_NOUNS.get(lemma)
+        if rel is None and lemma in ("boy", "girl") and any(c.dep_ == "nummod" for c in tok.children):
+            rel = "son" if lemma == "boy" else "daughter"    # "our two boys", never "my girls" (friends)
         pet = None if rel else (w.PET_NOUNS.get(word) or w.PET_NOUNS.get(lemma))
         if not (rel or pet) or tok.pos_ not in ("NOUN", "PROPN"):
             continue
@@ -72,11 +130,15 @@ def relations(sent) -> list:
             continue
         if not _is_mine(tok):
             continue
-        names = ph.names_near(tok)
+        names = ph.names_near(tok) or (_named_before(tok) if rel else [])
         count = next((int(c.text) if c.text.isdigit() else _NUM.get(c.lower_, 0)
                       for c in tok.children if c.dep_ == "nummod"), 0)
-        if not names and rel and count > 1:   # "two kids, Noah is 10 and Lily is 7"
-            names = [t.text for t in sent if t.i > tok.i and ph.is_name(t) and t.ent_type_ == "PERSON"][:count]
+        if rel and count > len(names):
+            # "two kids, Noah is 10 and Lily is 7", "two kids, Lucía who's 8 and Mateo who's 5": the
+            # parser hangs the later names anywhere; take the names that follow, never a place after "in"
+            more = [t.text for t in sent if t.i > tok.i and ph.is_name(t) and t.text not in names
+                    and t.dep_ != "pobj" and t.ent_type_ in ("PERSON", "GPE", "ORG", "NORP", "")]
+            names = names + more[:count - len(names)]
         name_toks = [t for t in sent if t.text in names]
         if rel:
             for n in names:

@@ -50,7 +50,8 @@ ABSTRACT = frozenset(lx.TRANSIENT | lx.ACQUIRED_TRANSIENT | {"keys", "key", "job
                                      "backs", "fun", "luck", "break", "mind", "point", "trouble", "mess",
                                      "blast", "ball", "crisis", "sleep", "rest", "care", "attention", "word",
                                      "promise", "decision", "choice", "difference", "effort", "progress",
-                                     "question", "answer", "thanks", "sorry", "hug", "favor", "favour"})
+                                     "question", "answer", "thanks", "sorry", "hug", "favor", "favour",
+                                     "story", "era", "road", "world", "line", "day", "week", "year", "month"})
 SYNONYMS = {"cigarette": "smoking", "cigarettes": "smoking", "cigs": "smoking", "caffeine": "coffee",
             "alcohol": "drinking", "booze": "drinking"}
 # verbs whose past tense is a passing moment, not something worth keeping as an event
@@ -71,3 +72,13 @@ CONDITION_NOUNS = frozenset(lx.CONDITIONS | {"diabetes", "type 2 diabetes", "typ
                                              "anaemia", "anemia", "cholesterol", "high cholesterol",
                                              "high blood pressure", "pcos", "endometriosis", "lupus",
                                              "gout", "sciatica", "fibromyalgia", "ms", "copd"})
+# what one has that happens to one, not what one owns: "had surgery", "had a crash"
+HAPPENINGS = frozenset("""surgery operation accident crash fall stroke seizure miscarriage procedure
+ breakdown concussion injury transplant biopsy transfusion c-section caesarean wedding funeral interview
+ promotion""".split()) | {"heart attack", "panic attack", "car accident"}
+BODY_PARTS = frozenset("""arm arms leg legs wrist ankle knee knees collarbone rib ribs hip shoulder neck finger
+ fingers toe toes foot hand nose jaw elbow meniscus acl achilles hamstring ligament tendon spine pelvis
+ skull tooth back disc""".split())
+INJURY_WORDS = {"broken": "broke", "fractured": "fractured", "sprained": "sprained", "torn": "tore",
+                "twisted": "twisted", "dislocated": "dislocated", "pulled": "pulled", "slipped": "slipped",
+                "cracked": "cracked", "bruised": "bruised", "ruptured": "ruptured"}
