@@ -126,10 +126,41 @@ def classify(verb, sent, at) -> Clause:
         c.hypothetical = False   # "I'd like …", "I'd prefer …": a wish, said plainly
     c.request = kind == "you" or bool(REQUEST_START.match(sent.text)) or (
         kind == "none" and verb.tag_ == "VB" and verb.i == _first_word(sent).i)
+    if inherited or (subj is None and verb.dep_ == "conj"):
+        # "Maybe I'll start … and publish my own screenplay", "keep persevering and keep working":
+        # a conjunct without a subject of its own says it the way its head does
+        head, hops = verb, 0
+        while head.dep_ in ("conj", "xcomp", "advcl") and head.head is not head and hops < 6:
+            head, hops = head.head, hops + 1
+            head_aux = {t.lower_ for t in head.children if t.dep_ in ("aux", "auxpass")}
+            if head_aux & {"will", "'ll", "wo", "shall"} or _going_to(head):
+                c.tense = "future"
+            if head_aux & (MODALS - {"can"}) or any(t.lower_ in ("maybe", "perhaps") for t in head.children):
+                c.hypothetical = True
+            if _subject_of(head) is not None:
+                break
+        if kind == "none" and verb.tag_ == "VB" and _subject_of(head) is None and _advice(head):
+            c.request = True
+    if kind == "none" and _advice(verb):
+        c.request = True        # "When things get rough, keep persevering": advice to the listener
+    if verb.dep_ == "advcl" and any(t.lower_ == "to" and t.dep_ == "aux" for t in verb.children) and \
+            verb.head.lemma_ not in ("move", "relocate", "come", "return", "go"):
+        c.hypothetical = True   # "went to a fair to show off my studio": a purpose, not a fact
+    if verb.dep_ == "ccomp" and verb.head.lemma_ in ("let", "make", "help"):
+        c.hypothetical = True   # "lets me show my creativity"
+    if "can" in aux_words and any(t.lower_ in ("you", "u") for t in verb.subtree if t.dep_ in ("pobj", "dative", "dobj")):
+        c.request = True        # "I can share the recipe with you": an offer to the listener
     text = " ".join(t.text for t in c.tokens)
     tense = "past" if c.tense == "past" else ("future" if c.tense == "future" or c.progressive else "present")
     c.date = dates.find(text, at, tense)
     return c
+
+
+def _advice(verb) -> bool:
+    """A subjectless verb under "when/if …": "When things get rough, keep going"."""
+    return verb.tag_ in ("VB", "VBP") and _subject_of(verb) is None and verb.dep_ == "ROOT" and any(
+        c.dep_ == "advcl" and c.i < verb.i and any(m.lower_ in ("when", "if", "whenever") for m in c.children)
+        for c in verb.children)
 
 
 def _first_word(sent):

@@ -115,7 +115,7 @@ def _sentence(sent, at: datetime) -> list[Candidate]:
     births = []
     for c in clauses:
         if c.subject in ("user", "we", "none"):
-            if (c.question and c.subject != "none") or c.hypothetical or c.request:
+            if c.question or c.hypothetical or c.request:
                 continue
             if c.subject == "none" and c.verb.tag_ == "VB" and c.verb.dep_ == "ROOT":
                 continue   # an imperative
@@ -215,7 +215,10 @@ def _gate(c: Candidate) -> bool:
         return False
     words = obj.split()
     if obj in w.PRONOUN_OBJECTS or words[0] in ("what", "how", "why", "when", "where", "who", "whether",
-                                                 "which", "if", "that", "this", "it", "them", "each"):
+                                                 "which", "if", "that", "this", "these", "those", "it",
+                                                 "them", "each"):
+        return False
+    if words[0] in w.BARE_GERUNDS and (len(words) == 1 or words[-1] in w.PRONOUN_OBJECTS):
         return False
     if words[-1] in w.ABSTRACT or obj in w.ABSTRACT:
         # a coffee one grabs is gone by evening; "drinks coffee", "loves pizza" is who one is
@@ -441,6 +444,8 @@ def _event(c: Clause, lemma: str, prt: str | None) -> list[Candidate]:
     word = v.lower_ if v.tag_ in ("VBD", "VBN") else lemma
     obj = fr._dobj(v)
     pred = word + (f" {prt}" if prt else "")
+    if obj is not None and obj.lower_ in w.PRONOUN_OBJECTS:
+        return []    # "took it at the beach", "got them at Zara": what, the clause does not say
     if obj is None or obj.pos_ not in ("NOUN", "PROPN", "NUM"):
         for prep, o in fr._preps(v):
             if o.pos_ in ("NOUN", "PROPN") and o.lemma_ not in w.TIME_NOUNS and not (
@@ -681,14 +686,26 @@ def _fragment(sent) -> list[Candidate]:
     first_name = next((t for t in toks[:3] if ph.is_name(t) and t.ent_type_ == "PERSON"), None)
     if first_name is None:
         return out
-    out.append(make("attribute", "is named", first_name.text, None, text=f"user is named {first_name.text}"))
+    doc = first_name.doc
+    before = doc[first_name.i - 1] if first_name.i > sent.start else None
+    after = doc[first_name.i + 1] if first_name.i + 1 < sent.end else None
+    if before is not None and (before.lower_ in _GREETINGS or before.pos_ == "INTJ") or (
+            after is not None and after.text == ":"):
+        return out    # "Hey Jon!", "Thanks, Mel": the one spoken to; "Gina: …": a speaker's label
     for t in sent:
         if t.like_num and t.i <= first_name.i + 3 and t.text.isdigit() and 0 < int(t.text) < 120:
             out.append(make("attribute", "is aged", t.text, None, text=f"user is aged {t.text}"))
         elif t.pos_ == "NOUN" and (t.lemma_ in w.ROLES or t.lower_.endswith(w.ROLE_SUFFIXES)) and \
                 any(p.lower_ in ("at", "for") for p in t.children):
             out.extend(_role_phrase(t))
+    if out or (after is not None and after.lower_ == "here"):
+        # a name is the user's only in an introduction: "Gerald here, 67", "Lucas, 35, sous-chef at …"
+        out.insert(0, make("attribute", "is named", first_name.text, None, text=f"user is named {first_name.text}"))
     return out
+
+
+_GREETINGS = frozenset("hi hey hello hiya yo thanks thank thx cheers dear bye congrats congratulations "
+                       "morning evening night sorry love ok okay oh wow aw aww".split())
 
 
 def _end_of(sent) -> list[Candidate]:

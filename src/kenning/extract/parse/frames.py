@@ -160,6 +160,9 @@ def move(clause: Clause, verb) -> list:
                     if prep in ("in", "on", "near") and o.pos_ == "PROPN":
                         out.append(make("attribute", "lives in", _obj_text(o), "PLACE"))
                         break
+    for x in _children(verb, ("xcomp", "advcl")):
+        if x.lemma_ in ("work", "study") and any(a.lower_ == "to" for a in x.children):
+            out.extend(FRAMES[x.lemma_](clause, x))   # "moved to Berlin to work at Zalando"
     if any(c.lower_ == "together" for c in verb.children):
         out.extend(make("relation", "lives with", p.text, "PERSON") for p in clause.partners if ph.is_name(p))
     return out
@@ -316,9 +319,10 @@ def job_start(clause: Clause, verb) -> list:
                 obj.lemma_ in w.ROLES or ph.phrase(obj).lower() in w.ROLES):
             out.append(make("attribute", "works as", _obj_text(obj), "ROLE"))
     for prep, o in preps:
+        job = obj is not None and (obj.lemma_ in w.JOB_NOUNS or bool(out))
         if prep in ("at", "with", "from", "for") and o.lemma_ not in w.TIME_NOUNS and (
-                obj is None or obj.lemma_ in w.JOB_NOUNS or verb.lemma_ in ("join", "get", "land")
-                or prep == "at"):
+                job or obj is None and verb.lemma_ in ("start", "begin", "join")):
+            # "took it at the beach", "got a coffee at Joe's": no job in the clause, no employer
             if o.pos_ in ("PROPN", "NOUN") and o.lower_ not in ("home", "work"):
                 out.append(make("attribute", "works at", _obj_text(o), "ORG"))
         elif prep == "as":

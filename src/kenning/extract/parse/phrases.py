@@ -5,7 +5,8 @@ from .. import lexicon as lx
 
 DROP_DEPS = frozenset({"relcl", "acl", "punct", "appos", "cc", "conj", "advmod", "prep", "det", "predet",
                        "case", "mark", "advcl", "dep", "parataxis", "aux", "neg", "quantmod", "nsubj"})
-LEAD_DROP = frozenset("""a an the my our your his her their its some any this that these those such
+# "this app", "that book" keep their demonstrative: the thing is the one in the chat, unnamed (gated)
+LEAD_DROP = frozenset("""a an the my our your his her their its some any such
  own another every each much many more less fewer enough too""".split())
 FILLER = frozenset("""lol haha lmao omg tbh btw ngl rn ugh yeah yep ok okay like literally basically
  really so very pretty quite just""".split())
@@ -52,6 +53,9 @@ def span_tokens(head, keep_of: bool = True) -> list:
         out = out[1:]
     while out and (out[-1].is_punct or out[-1].lower_ in FILLER) and out[-1] is not head:
         out = out[:-1]
+    demo = next((c for c in head.children if c.dep_ == "det" and c.lower_ in ("this", "that", "these", "those")), None)
+    if demo is not None and head.pos_ == "NOUN" and out and demo.i < out[0].i:
+        out = [demo] + out    # kept so the gate can tell "this app" (unnamed) from "the app"
     doc = head.doc
     if out and out[-1].i + 2 < len(doc) and doc[out[-1].i + 1].lower_ == "to" and head.dep_ == "dobj":
         nxt = doc[out[-1].i + 2]     # "couch to 5k", "zero to 60": a name the parser cut at "to"

@@ -41,7 +41,8 @@ JOB_NOUNS = frozenset("job position role post gig internship offer contract plac
 TIME_NOUNS = frozenset("day week month year days weeks months years".split())
 HEDGES = frozenset("maybe perhaps probably possibly might guess think suppose hopefully kinda".split())
 ENDING_ADVERBS = frozenset({"anymore", "longer"})  # "not … anymore", "no longer"
-PRONOUN_OBJECTS = frozenset(lx.PRONOUNS | {"myself", "yourself", "everyone", "someone", "somebody", "anyone",
+PRONOUN_OBJECTS = frozenset(lx.PRONOUNS | {"other", "each other", "one another", "others",
+                                           "myself", "yourself", "everyone", "someone", "somebody", "anyone",
                                            "nobody", "each other", "one another", "all", "lot", "much",
                                            "more", "here", "there", "what", "which", "who", "way", "thing",
                                            "things", "stuff", "bit", "kind", "sort", "time", "day", "today"})
@@ -51,7 +52,16 @@ ABSTRACT = frozenset(lx.TRANSIENT | lx.ACQUIRED_TRANSIENT | {"keys", "key", "job
                                      "blast", "ball", "crisis", "sleep", "rest", "care", "attention", "word",
                                      "promise", "decision", "choice", "difference", "effort", "progress",
                                      "question", "answer", "thanks", "sorry", "hug", "favor", "favour",
-                                     "story", "era", "road", "world", "line", "day", "week", "year", "month"})
+                                     "story", "era", "road", "world", "line", "day", "week", "year", "month",
+                                     # what a chat is full of and a memory can do nothing with
+                                     "plan", "plans", "adventure", "creativity", "feedback", "life", "best",
+                                     "ton", "tons", "bunch", "memories", "memory", "event", "setback", "chat",
+                                     "talk", "conversation", "experience", "moment", "moments", "skills", "skillz",
+                                     "props", "love", "support", "advice", "tips", "tip", "inspiration",
+                                     "motivation", "vibes", "energy", "joy", "happiness", "passion", "way",
+                                     "stuff", "lots", "heaps", "loads", "part", "side", "step", "steps"})
+# a gerund alone says nothing ("hates being", "loves going")
+BARE_GERUNDS = frozenset({"being", "going", "having", "doing", "getting", "making", "trying", "seeing"})
 SYNONYMS = {"cigarette": "smoking", "cigarettes": "smoking", "cigs": "smoking", "caffeine": "coffee",
             "alcohol": "drinking", "booze": "drinking"}
 # verbs whose past tense is a passing moment, not something worth keeping as an event
