@@ -30,9 +30,10 @@ from .store.base import Store
 
 ROLES = ("user", "assistant", "system", "tool")
 EMBED_PREFIX_CHARS = 2000
-FUTURE_SKEW = timedelta(days=1)
+FUTURE_SKEW = timedelta(days=1)   # clocks differ; a message from next year is a bug
+EVENT_SAME_DAYS = timedelta(days=2)   # the same event told twice: its dates resolve a day or two apart
 CONTEXT_MESSAGES = 4   # previous messages handed to an extractor that reads context
-KNOWN_ENTITIES = 200   # entity names handed to it for typo correction  # clocks differ; a message from next year is a bug
+KNOWN_ENTITIES = 200   # entity names handed to it for typo correction
 
 
 CONTEXT_CHARS = 300  # how much of the message before a message travels with it
@@ -287,6 +288,9 @@ class WritePipeline:
             self._end(scope, plan, at)
             return
         slot = self.store.facts_in_slot(scope, [plan.predicate], at)
+        if plan.cand.kind == "event":
+            # an event is one occurrence: the gym on Monday and the gym on Thursday are two visits
+            slot = [f for f in slot if f.kind != "event" or abs(f.valid_at - plan.valid_at) <= EVENT_SAME_DAYS]
         same = self._same_value(plan, slot, vectors)
         if same is not None and same.valid_until is None and plan.valid_until is not None and plan.valid_until <= at:
             # "I used to live in Madrid" while Madrid is live: that value has ended.

@@ -15,7 +15,7 @@ MONTHS["sept"] = 9
 NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
            "seven": 7, "eight": 8, "nine": 9, "ten": 10, "a couple of": 2, "a few": 3, "several": 3}
 WEEKDAYS = {d: i for i, d in enumerate("monday tuesday wednesday thursday friday saturday sunday".split())}
-UNITS = {"day": "days", "week": "weeks", "month": "months", "year": "years"}
+UNITS = {"day": "days", "week": "weeks", "weekend": "weeks", "month": "months", "year": "years"}
 
 # fixed-date holidays as (month, day); Easter and Thanksgiving move and are computed
 HOLIDAYS = {"christmas eve": (12, 24), "christmas day": (12, 25), "christmas": (12, 25), "xmas": (12, 25),
@@ -27,9 +27,10 @@ _HOLIDAY_DAYS = {k.replace("'", ""): v for k, v in HOLIDAYS.items()}
 _MONTH = r"(?P<month>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
 _NUM = r"(?P<n>\d+|" + "|".join(sorted(NUMBERS, key=len, reverse=True)) + r")"
 PATTERNS = [
-    ("ago", rf"\b{_NUM} (?P<unit>day|week|month|year)s? ago\b"),
+    ("ago", rf"\b{_NUM} (?P<unit>day|weekend|week|month|year)s? ago\b"),
     ("last", r"\blast (?P<unit>day|week|month|year|weekend)\b"),
     ("next", r"\bnext (?P<unit>day|week|month|year|weekend)\b"),
+    ("this", r"\b(?:later|end of) this (?P<unit>week|month|year)\b"),
     ("in_n", rf"\bin {_NUM} (?P<unit>day|week|month|year)s?\b"),
     ("for_n", rf"\bfor (?:the (?:past|last) )?{_NUM} (?P<unit>day|week|month|year)s?\b"),
     ("weekday", r"\b(?P<prep>last|next|this|on|since|starting|from) (?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b"),
@@ -95,13 +96,20 @@ def _resolve(name: str, m: re.Match, at: datetime, tense: str):
         return day0 + timedelta(days=ahead), "future"
     if name in ("ago", "last", "next", "in_n"):
         unit = g["unit"].lower()
-        if unit == "weekend":
+        if unit == "weekend" and name == "ago":
+            unit = "week"
+        elif unit == "weekend":
             days = (at.weekday() - 5) % 7 or 7  # the Saturday before (or after)
             return (day0 - timedelta(days=days), "past") if name == "last" else (
                 day0 + timedelta(days=(5 - at.weekday()) % 7 or 7), "future")
         n = _num(g.get("n") or "1") if name in ("ago", "in_n") else 1
         delta = relativedelta(**{UNITS[unit]: n})
         return (at - delta, "past") if name in ("ago", "last") else (at + delta, "future")
+    if name == "this":   # "later this month": by its end, and after now
+        unit = g["unit"].lower()
+        end = {"week": at + timedelta(days=6 - at.weekday()), "month": at + relativedelta(day=31),
+               "year": at.replace(month=12, day=31)}[unit]
+        return max(at, end.replace(hour=0, minute=0, second=0, microsecond=0) - timedelta(days=2)), "future"
     if name == "yesterday":
         return at - timedelta(days=1), "past"
     if name == "tomorrow":

@@ -113,13 +113,20 @@ def classify(verb, sent, at) -> Clause:
     c.progressive = verb.tag_ == "VBG"
     if aux_words & {"will", "'ll", "wo", "shall"} or _going_to(verb):
         c.tense = "future"
-    elif verb.tag_ == "VBD" or aux_words & {"did", "was", "were"} and verb.tag_ in ("VBN", "VBG", "VBD"):
+    elif verb.tag_ == "VBD" or aux_words & {"did", "was", "were", "got"} and verb.tag_ in ("VBN", "VBG", "VBD"):
         c.tense = "past"
     elif c.perfect:
         c.tense = "past"
+    elif verb.tag_ == "VBN" and not aux and verb.dep_ == "conj":
+        c.tense = "past"     # "I've been working on my store and just teamed up with …": a past conjunct
     modal = aux_words & MODALS
     c.hedged = bool(low & w.HEDGES)
-    c.question = sent.text.rstrip().endswith("?") or _inverted(verb)
+    # "I finished another pottery project - want to see a pic?": only the clause that runs up to the
+    # question mark asks
+    if sent[-1].text == "?":
+        last = max(clause_heads(sent), key=lambda t: t.i, default=verb)
+        c.question = verb.i == last.i
+    c.question = c.question or _inverted(verb)
     c.hypothetical = bool(modal - {"can"}) or any(t.dep_ == "mark" and t.lower_ in ("if", "unless", "whether")
                                                    for t in verb.children) or "maybe" in low or "perhaps" in low
     if "would" in aux_words and verb.lemma_ in ("like", "love", "prefer"):

@@ -31,6 +31,7 @@ from .settings import requests
 MAX_OBJECT_WORDS = 7
 _TIMEISH = frozenset("morning mornings evening evenings night nights week weeks weekend weekends day days "
                     "month months year years minute minutes hour hours".split())
+MAX_EVENT_WORDS = 16
 _HABIT_PREDICATES = frozenset({"eats", "drinks", "likes", "dislikes", "loves", "hates", "does not eat",
                                "does not drink", "is allergic to"})
 CHANGE_SLOTS = frozenset({"works at", "works as", "lives in", "studies at", "is a member of"})
@@ -330,6 +331,12 @@ def _positive(c: Clause, lemma: str, prt: str | None) -> list[Candidate]:
             goal = " ".join(t.text for t in words if t.i >= x.i)[:120]
             if len(goal.split()) <= 10:
                 return [make("plan" if lemma == "plan" else "goal", "wants to", goal, None, text=f"user wants to {goal}")]
+        obj = fr._dobj(v)
+        if lemma == "plan" and obj is not None and obj.pos_ in ("NOUN", "PROPN") and obj.lemma_ not in w.ABSTRACT \
+                and (c.progressive or c.tense == "future"):
+            # "I'm currently planning a ring-toss tournament for the shelter's fundraiser"
+            what = ph.phrase(obj)
+            return [make("plan", "is planning", what, None, text=f"user is planning {what}")]
         return []
     if lemma in ("look", "think", "consider", "research", "shop", "eye") and (c.progressive or c.perfect):
         for prep, o in fr._preps(v) or ([("", fr._dobj(v))] if fr._dobj(v) is not None else []):
@@ -394,6 +401,10 @@ def _positive(c: Clause, lemma: str, prt: str | None) -> list[Candidate]:
     if lemma == "diagnose":
         return [make("attribute", "has condition", ph.phrase(o), None)
                 for p, o in fr._preps(v) if p == "with"]
+    if lemma == "have" and c.tense == "past":
+        acts = _time_spent(v)
+        if acts:
+            return acts
     if lemma in fr.FRAMES:
         return fr.FRAMES[lemma](c, v)
     if lemma in fr.LIKE:
@@ -431,6 +442,39 @@ def _positive(c: Clause, lemma: str, prt: str | None) -> list[Candidate]:
     return []
 
 
+def _time_spent(v) -> list[Candidate]:
+    """"we had a great time throwing a small party": what was done is the event; "we had a blast
+    last year at the Pride fest": where it was is; "had the chance to volunteer at a youth center"."""
+    obj = fr._dobj(v)
+    if obj is not None and obj.lemma_ in ("chance", "opportunity", "privilege", "honor", "honour"):
+        x = next((t for t in obj.children if t.dep_ in ("acl", "relcl") and t.pos_ == "VERB"), None)
+        if x is not None:
+            inner = fr._dobj(x)
+            target = inner if inner is not None else next((o for p, o in fr._preps(x)), None)
+            if target is not None and target.pos_ in ("NOUN", "PROPN") and target.lower_ not in w.PRONOUN_OBJECTS:
+                prep = "" if inner is not None else " " + next(p for p, o in fr._preps(x) if o.i == target.i)
+                what = ph.phrase(target)
+                return [make("event", f"{x.lemma_}d{prep}" if x.lemma_.endswith("e") else f"{x.lemma_}ed{prep}",
+                             what, None, text=f"user had the {obj.lower_} to {x.lemma_}{prep} {what}")]
+        return []
+    if obj is None or obj.lemma_ not in ("time", "blast", "fun", "day", "weekend", "night", "evening"):
+        return []
+    places = [o for p, o in fr._preps(v) + fr._preps(obj) if p in ("at", "in", "on") and o.pos_ in ("NOUN", "PROPN")
+              and o.ent_type_ not in ("DATE", "TIME") and o.lemma_ not in w.TIME_NOUNS]
+    if places:
+        what = ph.phrase(places[0])
+        return [make("event", "had a good time at", what, None, text=f"user had a {obj.lower_} at {what}")]
+    acts = [g for g in obj.children if g.dep_ == "acl" and g.tag_ == "VBG"]
+    acts += [g for a in acts for g in a.children if g.dep_ == "conj" and g.tag_ == "VBG"]
+    out = []
+    for g in acts:
+        inner = fr._dobj(g)
+        if inner is not None and inner.pos_ in ("NOUN", "PROPN") and inner.lower_ not in w.PRONOUN_OBJECTS:
+            what = ph.phrase(inner)
+            out.append(make("event", g.lower_, what, None, text=f"user had a {obj.lower_} {g.lower_} {what}"))
+    return out
+
+
 def _pet_object(v) -> bool:
     obj = fr._dobj(v)
     return obj is not None and (obj.lemma_ in w.PET_NOUNS or obj.lower_ in w.PET_NOUNS) and bool(ph.names_near(obj))
@@ -442,14 +486,41 @@ def _event(c: Clause, lemma: str, prt: str | None) -> list[Candidate]:
     if lemma in w.EVENT_STOP and lemma not in ("go", "have", "take", "do", "make", "get"):
         return []
     word = v.lower_ if v.tag_ in ("VBD", "VBN") else lemma
-    obj = fr._dobj(v)
+    obj = fr._dobj(v) or next((t for t in v.children if t.dep_ == "npadvmod" and t.pos_ == "NOUN" and any(
+        n.dep_ == "nummod" for n in t.children) and t.ent_type_ not in ("DATE", "TIME")
+        and t.lemma_ not in w.TIME_NOUNS), None)   # "I scored 40 points": a count the parser reads as a measure
     pred = word + (f" {prt}" if prt else "")
     if obj is not None and obj.lower_ in w.PRONOUN_OBJECTS:
         return []    # "took it at the beach", "got them at Zara": what, the clause does not say
+    said = _event_text(c, v)
+    if obj is not None and obj.lemma_ in ("love", "passion", "interest") and any(
+            p == "for" for p, _ in fr._preps(obj)):
+        obj = next(o for p, o in fr._preps(obj) if p == "for")   # "connected over our shared love for basketball"
+    if lemma == "bear" and c.subject == "user":
+        return [make("attribute", "was born in", ph.phrase(fr._place_in(o)), "PLACE") for p, o in fr._preps(v)
+                if p == "in" and (o.pos_ == "PROPN" or o.ent_type_ in ("GPE", "LOC"))][:1]
+    if v.tag_ == "VBN" and any(a.dep_ == "auxpass" for a in v.children) and c.subject in ("user", "we"):
+        # "I got mentored by this amazing business dude", "we got upgraded": done to the user
+        agent = next((o for t in v.children if t.dep_ == "agent" for o in t.children if o.dep_ == "pobj"), None)
+        if agent is not None and agent.lower_ not in w.PRONOUN_OBJECTS:
+            return [make("event", f"was {v.lower_} by", ph.phrase(agent), None, text=said)]
+        if v.lower_ not in ("done", "used", "born", "supposed", "said", "told", "asked"):
+            return [make("event", "was", v.lower_, None, text=said)]
+    gerund = obj if obj is not None and obj.tag_ == "VBG" else next(
+        (t for t in v.children if t.tag_ == "VBG" and t.dep_ in ("xcomp", "advcl")), None) if lemma in (
+            "go", "finish", "start", "begin", "stop", "try") else None
+    if gerund is not None and gerund.lemma_ not in ("be", "have", "do", "get"):
+        # "we went camping with my fam", "finished rereading The Alchemist"
+        inner = fr._dobj(gerund)
+        if inner is not None and inner.lower_ not in w.PRONOUN_OBJECTS and inner.lemma_ not in w.ABSTRACT:
+            return [make("event", f"{word} {gerund.lower_}", ph.phrase(inner), None, text=said)]
+        return [make("event", word, gerund.lower_, None, text=said)]
     if obj is None or obj.pos_ not in ("NOUN", "PROPN", "NUM"):
         for prep, o in fr._preps(v):
             if o.pos_ in ("NOUN", "PROPN") and o.lemma_ not in w.TIME_NOUNS and not (
                     o.ent_type_ in ("DATE", "TIME")):
+                if o.lemma_ in ("love", "passion", "interest") and any(p == "for" for p, _ in fr._preps(o)):
+                    o = next(x for p, x in fr._preps(o) if p == "for")   # "over our shared love for basketball"
                 pred, obj = f"{pred} {prep}", o
                 break
         else:
@@ -458,13 +529,17 @@ def _event(c: Clause, lemma: str, prt: str | None) -> list[Candidate]:
         return []
     if lemma in ("have", "get", "do", "make", "take") and obj.lemma_ in w.ABSTRACT:
         return []
+    return [make("event", pred, ph.phrase(obj), None, text=said)]
+
+
+def _event_text(c: Clause, v) -> str:
+    """"user went camping with my fam": the clause in the user's words, less subject and dates."""
     said_by = {t.i for t in c.subj.subtree} if c.subj is not None and c.subj.i < v.i else set()
     toks = [t for t in c.tokens if not t.is_punct and t.ent_type_ not in ("DATE", "TIME") and t.i not in said_by
-            and t.dep_ not in ("nsubj", "aux", "cc", "intj", "discourse")]
+            and t.dep_ not in ("nsubj", "nsubjpass", "aux", "cc", "intj", "discourse", "mark")]
     while toks and toks[-1].dep_ in ("prep", "det", "poss", "cc", "advmod"):
         toks.pop()
-    text = " ".join(t.text for t in toks)
-    return [make("event", pred, ph.phrase(obj), None, text=f"user {text}".strip())]
+    return f"user {' '.join(t.text for t in toks[:MAX_EVENT_WORDS])}".strip()
 
 
 def _as_end(cand: Candidate) -> Candidate:
@@ -519,6 +594,10 @@ def _ending(c: Clause, lemma: str, prt: str | None) -> list[Candidate] | None:
         return None   # "I sell real estate with Baird & Warner": a living, not a sale
     if c.negated:
         return None
+    if lemma == "lose" and fr._dobj(v) is not None and fr._dobj(v).lemma_ in w.JOB_NOUNS:
+        orgs = [o for p, o in fr._preps(fr._dobj(v)) + fr._preps(v) if p in ("at", "with")]
+        return [make("attribute", "works at", ph.phrase(o) if orgs else "", None, ends=True,
+                     text=f"user lost their job{' at ' + ph.phrase(o) if orgs else ''}") for o in (orgs or [None])][:1]
     if lemma == "lose" and not _pet_or_person_obj(v):
         return None
     if lemma == "get" and prt is None:
@@ -574,7 +653,15 @@ def _copula(c: Clause) -> list[Candidate]:
     for a in attrs:
         for item in ph.conjuncts(a):
             out.extend(_copula_value(c, item))
-    for p, o in fr._preps(v):
+    off = any(t.lower_ == "off" and t.dep_ in ("advmod", "prt", "acomp", "prep") for t in v.children)
+    for p, o in fr._preps(v) + [po for t in v.children if t.lower_ == "off" for po in fr._preps(t)]:
+        if p == "to" and off and o.pos_ == "PROPN" and c.subject in ("user", "we"):
+            # "Next month, I'm off to Ireland for a semester": a trip or a move, from its date
+            out.append(make("plan", "is going to", ph.phrase(o), "PLACE", text=f"user is off to {ph.phrase(o)}"))
+            continue
+        if p in ("in", "on") and o.lemma_ in w.GROUP_NOUNS | w.PROGRAM_NOUNS and c.subject in ("user", "we") and \
+                not c.negated:   # "I'm finally in the study abroad program", "I'm on the team"
+            out.append(make("attribute", "is a member of", ph.phrase(o), "ORG"))
         if p == "in" and o.ent_type_ in ("GPE",) and c.subject in ("user", "we") and c.tense != "future":
             out.append(make("attribute", "lives in", ph.phrase(o), "PLACE"))
         if p == "from":
@@ -844,6 +931,11 @@ def _other(c: Clause, at: datetime, births: list) -> list[Candidate]:
             return [make("relation", "is engaged to", name.text, "PERSON")]
         if subj.lower_ in ("he", "she"):   # "he proposed last night and I said yes"
             return [make("event", "got", "engaged", None, text="user got engaged", confidence=0.6)]
+    if c.subject == "my" and lemma == "be" and (subj.lemma_ in ("favorite", "favourite", "fave", "fav") or any(
+            t.lower_ in ("favorite", "favourite", "fave", "fav") for t in subj.children)) and not c.negated:
+        # "My favorite is the amazing banana split sundae", "my favourite band is Radiohead"
+        return [make("preference", "likes", ph.phrase(a), ph.entity_type(a, "THING"))
+                for a in v.children if a.dep_ in ("attr", "acomp") and a.lower_ not in w.PRONOUN_OBJECTS]
     if c.subject == "my" and subj.lemma_ in fr.HOUSING:
         for p, o in fr._preps(subj) + (fr._preps(v) if lemma == "be" else []):
             if p in ("in", "on", "near") and (o.pos_ == "PROPN" or o.text[:1].isupper()):

@@ -54,7 +54,8 @@ def span_tokens(head, keep_of: bool = True) -> list:
     while out and (out[-1].is_punct or out[-1].lower_ in FILLER) and out[-1] is not head:
         out = out[:-1]
     demo = next((c for c in head.children if c.dep_ == "det" and c.lower_ in ("this", "that", "these", "those")), None)
-    if demo is not None and head.pos_ == "NOUN" and out and demo.i < out[0].i:
+    if demo is not None and head.pos_ == "NOUN" and len(out) == 1 and demo.i < out[0].i:
+        # only a bare noun: "this app" is the one in the chat; "this amazing business dude" is a story's "a"
         out = [demo] + out    # kept so the gate can tell "this app" (unnamed) from "the app"
     doc = head.doc
     if out and out[-1].i + 2 < len(doc) and doc[out[-1].i + 1].lower_ == "to" and head.dep_ == "dobj":

@@ -59,7 +59,10 @@ ABSTRACT = frozenset(lx.TRANSIENT | lx.ACQUIRED_TRANSIENT | {"keys", "key", "job
                                      "talk", "conversation", "experience", "moment", "moments", "skills", "skillz",
                                      "props", "love", "support", "advice", "tips", "tip", "inspiration",
                                      "motivation", "vibes", "energy", "joy", "happiness", "passion", "way",
-                                     "stuff", "lots", "heaps", "loads", "part", "side", "step", "steps"})
+                                     "stuff", "lots", "heaps", "loads", "part", "side", "step", "steps",
+                                     # what a chat shows rather than what a life holds
+                                     "photo", "photos", "pic", "pics", "picture", "pictures", "selfie", "snap",
+                                     "screenshot", "video", "clip", "link", "post", "shot"})
 # a gerund alone says nothing ("hates being", "loves going")
 BARE_GERUNDS = frozenset({"being", "going", "having", "doing", "getting", "making", "trying", "seeing"})
 SYNONYMS = {"cigarette": "smoking", "cigarettes": "smoking", "cigs": "smoking", "caffeine": "coffee",
@@ -92,3 +95,5 @@ BODY_PARTS = frozenset("""arm arms leg legs wrist ankle knee knees collarbone ri
 INJURY_WORDS = {"broken": "broke", "fractured": "fractured", "sprained": "sprained", "torn": "tore",
                 "twisted": "twisted", "dislocated": "dislocated", "pulled": "pulled", "slipped": "slipped",
                 "cracked": "cracked", "bruised": "bruised", "ruptured": "ruptured"}
+PROGRAM_NOUNS = frozenset("program programme course scheme cohort residency fellowship apprenticeship "
+                          "internship bootcamp academy".split())
