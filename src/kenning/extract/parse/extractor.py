@@ -32,6 +32,10 @@ MAX_OBJECT_WORDS = 7
 _TIMEISH = frozenset("morning mornings evening evenings night nights week weeks weekend weekends day days "
                     "month months year years minute minutes hour hours".split())
 MAX_EVENT_WORDS = 16
+# what one is doing this minute, not what one is busy with
+_PASSING_VERBS = frozenset("""eat drink watch wait sit stand lie look listen wonder feel sleep rest chill hang
+ relax text message call ask tell talk chat say sip grab order cook drive ride walk head leave arrive come go
+ bring carry hold wear use play kill enjoy love hate like miss thank check""".split())
 _HABIT_PREDICATES = frozenset({"eats", "drinks", "likes", "dislikes", "loves", "hates", "does not eat",
                                "does not drink", "is allergic to"})
 CHANGE_SLOTS = frozenset({"works at", "works as", "lives in", "studies at", "is a member of"})
@@ -406,7 +410,10 @@ def _positive(c: Clause, lemma: str, prt: str | None) -> list[Candidate]:
         if acts:
             return acts
     if lemma in fr.FRAMES:
-        return fr.FRAMES[lemma](c, v)
+        got = fr.FRAMES[lemma](c, v)
+        if not got and c.progressive and c.tense != "past":
+            return _ongoing(c, lemma, prt)   # "I've been working hard on my online store"
+        return got
     if lemma in fr.LIKE:
         return fr.like(c, v, fr.LIKE[lemma])
     if lemma == "go" and c.tense != "past":
@@ -439,7 +446,43 @@ def _positive(c: Clause, lemma: str, prt: str | None) -> list[Candidate]:
             pred = third(lemma) + (f" {prt}" if prt else "")
             kind = "plan" if c.date is not None and c.date.direction == "future" else "routine"
             return [make(kind, pred, ph.phrase(obj), ph.entity_type(obj, "THING"))]
+    if c.progressive and c.tense != "past":
+        return _ongoing(c, lemma, prt)
     return []
+
+
+def _ongoing(c: Clause, lemma: str, prt: str | None) -> list[Candidate]:
+    """"I'm teaming up with a local organization", "we're putting together a talent show next
+    month", "I've been working on supporting youth sports": what the user is busy with (a plan
+    when it is dated ahead)."""
+    v = c.verb
+    if lemma in _PASSING_VERBS or lemma in w.EVENT_STOP and lemma not in ("write", "make", "put", "take", "give"):
+        return []
+    if prt is None and any(t.lower_ == "together" and t.dep_ == "advmod" for t in v.children):
+        prt = "together"   # "putting together a talent show"
+    target, prep = fr._dobj(v), ""
+    if target is None:
+        for p, o in fr._preps(v):
+            if p in ("on", "with", "for", "at", "in", "to", "into") and o.ent_type_ not in ("DATE", "TIME"):
+                target, prep = o, p
+                break
+    if target is None or target.lower_ in w.PRONOUN_OBJECTS:
+        return []
+    if target.tag_ == "VBG":          # "working on supporting youth sports"
+        inner = fr._dobj(target)
+        if inner is None:
+            return []
+        what = f"{target.lower_} {ph.phrase(inner)}"
+    elif target.pos_ in ("NOUN", "PROPN") and target.lemma_ not in w.TIME_NOUNS and target.lower_ not in \
+            lx.ACQUIRED_TRANSIENT and (target.lemma_ not in w.ABSTRACT or len(ph.span_tokens(target)) > 1 and any(
+                t.dep_ == "compound" for t in target.children)):   # "endorsement opportunities" says what
+        what = ph.phrase(target)
+    else:
+        return []
+    pred = " ".join(x for x in ("is", v.lower_, prt, prep) if x)
+    future = c.date is not None and c.date.direction == "future"
+    return [make("plan" if future else "routine", pred, what, ph.entity_type(target, "THING"),
+                 text=f"user {pred} {what}", confidence=0.7)]
 
 
 def _time_spent(v) -> list[Candidate]:

@@ -42,6 +42,7 @@ _QUOTES = {"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"', "\u2014":
 _PASS = re.compile(
     r"(?P<space>[ \t\r\f\v\u00a0]+)|(?P<nl>\n+)|(?P<br>[()\[\]{}<>])"
     r"|(?P<word>(?<![\w'])[A-Za-z][A-Za-z']*(?![\w]))"
+    r"|(?P<dash>-{2,})"
     r"|(?P<sym>[^\w\s])(?P=sym){3,}"
     r"|(?P<other>[\u2018\u2019\u201c\u201d\u2013\u2014])")
 _LETTER_RUN = re.compile(r"([A-Za-z])\1{3,}")
@@ -101,6 +102,10 @@ class Cleaned:
                         shouts.append(caps)
                         caps = []
                     emit(_SLANG.get(key, word), a, b)
+            elif kind == "dash":   # "happening--I'm exploring": a dash between words, not a word of its own
+                space(a, a)
+                emit("-", a, b)
+                emit(" ", b, b)
             elif kind == "sym":
                 emit(m.group("sym"), a, b)
             else:
