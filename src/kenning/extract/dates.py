@@ -43,6 +43,7 @@ PATTERNS = [
     ("month", rf"\b(?P<prep>in|since|by|from|this|last|next|until|starting(?: in)?|end of|the end of|mid|early|late) {_MONTH}(?: (?P<year>(?:19|20)\d\d))?\b"),
     ("ordinal", r"\b(?P<prep>on|since|from|by|until) the (?P<day>\d{1,2})(?:st|nd|rd|th)\b"),
     ("year", r"\b(?:in|since|from) (?P<year>(?:19|20)\d\d)\b"),
+    ("season", r"\b(?P<prep>last|this|next|in the|over the|during the|in|since) (?P<season>summer|winter|spring|fall|autumn)\b"),
     ("holiday", r"\b(?:(?P<prep>on|since|by|until|from|over|at|for|last|next|this) )?(?P<hol>"
                 + "|".join(sorted(HOLIDAYS, key=len, reverse=True)).replace("'", "'?") + r")(?:,? (?P<year>(?:19|20)\d\d))?\b"),
 ]
@@ -125,6 +126,17 @@ def _resolve(name: str, m: re.Match, at: datetime, tense: str):
             when = _safe(at, at.year if at.month > 1 else at.year - 1, at.month - 1 or 12, day)
         elif when < day0 and tense == "future":
             when = _safe(at, at.year + (at.month == 12), at.month % 12 + 1, day)
+        return when, "past" if when <= at else "future"
+    if name == "season":   # a season starts where it starts in the north: Mar, Jun, Sep, Dec
+        month = {"spring": 3, "summer": 6, "fall": 9, "autumn": 9, "winter": 12}[g["season"].lower()]
+        prep = g["prep"].lower()
+        when = _safe(at, at.year, month, 1)
+        if prep in ("last", "since") or (tense == "past" and prep not in ("this", "next")):
+            if when > at:
+                when = _safe(at, at.year - 1, month, 1)
+        elif prep == "next" or when.date() < (at - relativedelta(months=3)).date():
+            if when <= at:
+                when = _safe(at, at.year + 1, month, 1)
         return when, "past" if when <= at else "future"
     if name == "holiday":
         return _holiday(g["hol"].lower().replace("'", ""), (g.get("prep") or "").lower(), g.get("year"), at, tense)

@@ -225,7 +225,7 @@ def _gate(c: Candidate) -> bool:
         return False
     if words[0] in w.BARE_GERUNDS and (len(words) == 1 or words[-1] in w.PRONOUN_OBJECTS):
         return False
-    if words[-1] in w.ABSTRACT or obj in w.ABSTRACT:
+    if (words[-1] in w.ABSTRACT or obj in w.ABSTRACT) and "specific" not in c.notes:
         # a coffee one grabs is gone by evening; "drinks coffee", "loves pizza" is who one is
         if not (c.predicate in _HABIT_PREDICATES and (words[-1] in lx.ACQUIRED_TRANSIENT or obj in lx.ACQUIRED_TRANSIENT)
                 and words[-1] not in lx.TRANSIENT):
@@ -526,7 +526,18 @@ def _pet_object(v) -> bool:
 def _event(c: Clause, lemma: str, prt: str | None) -> list[Candidate]:
     """A past occurrence with its date: "ran my first 10k last weekend" → ran · first 10k."""
     v = c.verb
-    if lemma in w.EVENT_STOP and lemma not in ("go", "have", "take", "do", "make", "get"):
+    if lemma in w.EVENT_STOP and lemma not in ("go", "have", "take", "do", "make", "get") and not (
+            lemma in ("write", "read", "give", "put") and fr._dobj(v) is not None and _specific(fr._dobj(v))):
+        return []
+    if lemma == "take" and fr._dobj(v) is not None and fr._dobj(v).lemma_ in ("photo", "pic", "picture", "shot",
+                                                                              "selfie", "snap"):
+        # "I took this photo at a beautiful location called Whispering Falls": where the user was
+        for p, o in fr._preps(v) + fr._preps(fr._dobj(v)):
+            if p in ("at", "in", "on", "near") and o.pos_ in ("NOUN", "PROPN") and o.ent_type_ not in ("DATE", "TIME"):
+                named = next((g for t in o.children if t.dep_ == "acl" and t.lemma_ in ("call", "name")
+                              for g in t.children if g.dep_ in ("oprd", "attr", "dobj", "npadvmod")), None)
+                where = ph.phrase(named) if named is not None else ph.phrase(o)
+                return [make("event", f"took a photo {p}", where, None, text=f"user took a photo {p} {where}")]
         return []
     word = v.lower_ if v.tag_ in ("VBD", "VBN") else lemma
     obj = fr._dobj(v) or next((t for t in v.children if t.dep_ == "npadvmod" and t.pos_ == "NOUN" and any(
@@ -570,9 +581,21 @@ def _event(c: Clause, lemma: str, prt: str | None) -> list[Candidate]:
             return []
     if obj is None or obj.lower_ in w.PRONOUN_OBJECTS:
         return []
-    if lemma in ("have", "get", "do", "make", "take") and obj.lemma_ in w.ABSTRACT:
+    if lemma in ("have", "get", "do", "make", "take") and obj.lemma_ in w.ABSTRACT and not _specific(obj):
         return []
-    return [make("event", pred, ph.phrase(obj), None, text=said)]
+    cand = make("event", pred, ph.phrase(obj), None, text=said)
+    if _specific(obj):
+        cand.notes.append("specific")   # "a council meeting for adoption", "a marching event": not just "an event"
+    return [cand]
+
+
+def _specific(head) -> bool:
+    """A noun phrase that says which one: a proper name, or a noun modifier or of/for-phrase."""
+    if head.pos_ == "PROPN":
+        return True
+    return any(t.dep_ == "compound" and t.pos_ in ("NOUN", "PROPN") or t.dep_ == "prep" and t.lower_ in (
+        "of", "for") and any(o.pos_ in ("NOUN", "PROPN") for o in t.children) for t in head.children) or any(
+        t.dep_ == "amod" and t.tag_ == "VBG" for t in head.children)
 
 
 def _event_text(c: Clause, v) -> str:
