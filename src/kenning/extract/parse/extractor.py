@@ -456,6 +456,10 @@ def _ongoing(c: Clause, lemma: str, prt: str | None) -> list[Candidate]:
     month", "I've been working on supporting youth sports": what the user is busy with (a plan
     when it is dated ahead)."""
     v = c.verb
+    if lemma in ("carry", "keep") and any(p == "on" and o.lower_.endswith("ing") for p, o in fr._preps(v)):
+        o = next(o for p, o in fr._preps(v) if p == "on")   # "carrying on volunteering at the youth center"
+        what = ph.phrase(o) + "".join(f" {p} {ph.phrase(x)}" for p, x in fr._preps(o)[:1] if p in ("at", "with", "for"))
+        return [make("routine", "does", what, None, text=f"user keeps {what}")]
     if lemma in _PASSING_VERBS or lemma in w.EVENT_STOP and lemma not in ("write", "make", "put", "take", "give"):
         return []
     if prt is None and any(t.lower_ == "together" and t.dep_ == "advmod" for t in v.children):
@@ -720,6 +724,13 @@ def _copula(c: Clause) -> list[Candidate]:
         for item in ph.conjuncts(a):
             out.extend(_copula_value(c, item))
     off = any(t.lower_ == "off" and t.dep_ in ("advmod", "prt", "acomp", "prep") for t in v.children)
+    if off and c.subject in ("user", "we") and not c.negated:
+        x = next((t for t in v.children if t.dep_ in ("xcomp", "advcl") and t.pos_ == "VERB"), None)
+        if x is not None:   # "I'm off to do some taekwondo!"
+            obj = fr._dobj(x)
+            if obj is not None and obj.pos_ in ("NOUN", "PROPN") and obj.lemma_ not in w.ABSTRACT and \
+                    obj.lower_ not in lx.ACQUIRED_TRANSIENT and x.lemma_ in ("do", "play", "practice", "practise"):
+                return [make("routine", "does", ph.phrase(obj), "SKILL", text=f"user does {ph.phrase(obj)}")]
     for p, o in fr._preps(v) + [po for t in v.children if t.lower_ == "off" for po in fr._preps(t)]:
         if p == "to" and off and o.pos_ == "PROPN" and c.subject in ("user", "we"):
             # "Next month, I'm off to Ireland for a semester": a trip or a move, from its date
@@ -997,6 +1008,12 @@ def _other(c: Clause, at: datetime, births: list) -> list[Candidate]:
             return [make("relation", "is engaged to", name.text, "PERSON")]
         if subj.lower_ in ("he", "she"):   # "he proposed last night and I said yes"
             return [make("event", "got", "engaged", None, text="user got engaged", confidence=0.6)]
+    if lemma == "be" and c.subject == "other" and not c.negated and any(
+            a.dep_ in ("attr", "acomp") and (a.lower_ in _FAVOURITE or any(t.lower_ in _FAVOURITE for t in a.children))
+            and any(t.dep_ == "poss" and t.lower_ == "my" for t in a.children) for a in v.children):
+        # "Painting landscapes and still life is my favorite!", "Hiking is my favourite hobby"
+        return [make("preference", "likes", ph.phrase(x), ph.entity_type(x, "THING")) for x in ph.conjuncts(subj)
+                if x.pos_ in ("NOUN", "PROPN") and x.lower_ not in w.PRONOUN_OBJECTS and x.lemma_ not in w.ABSTRACT]
     if c.subject == "my" and lemma == "be" and (subj.lemma_ in ("favorite", "favourite", "fave", "fav") or any(
             t.lower_ in ("favorite", "favourite", "fave", "fav") for t in subj.children)) and not c.negated:
         # "My favorite is the amazing banana split sundae", "my favourite band is Radiohead"
@@ -1015,6 +1032,7 @@ def _other(c: Clause, at: datetime, births: list) -> list[Candidate]:
     return []
 
 
+_FAVOURITE = frozenset({"favorite", "favourite", "fave", "fav"})
 _OPINION = {"great": 1, "amazing": 1, "awesome": 1, "good": 1, "nice": 1, "perfect": 1, "cool": 1, "fantastic": 1,
             "excellent": 1, "lovely": 1, "terrible": -1, "awful": -1, "bad": -1, "horrible": -1}
 
