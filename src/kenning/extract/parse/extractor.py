@@ -510,7 +510,10 @@ def _time_spent(v) -> list[Candidate]:
               and o.ent_type_ not in ("DATE", "TIME") and o.lemma_ not in w.TIME_NOUNS]
     if places:
         what = ph.phrase(places[0])
-        return [make("event", "had a good time at", what, None, text=f"user had a {obj.lower_} at {what}")]
+        cand = make("event", "had a good time at", what, None, text=f"user had a {obj.lower_} at {what}")
+        if _specific(places[0]):
+            cand.notes.append("specific")
+        return [cand]
     acts = [g for g in obj.children if g.dep_ == "acl" and g.tag_ == "VBG"]
     acts += [g for a in acts for g in a.children if g.dep_ == "conj" and g.tag_ == "VBG"]
     out = []
@@ -520,6 +523,65 @@ def _time_spent(v) -> list[Candidate]:
             what = ph.phrase(inner)
             out.append(make("event", g.lower_, what, None, text=f"user had a {obj.lower_} {g.lower_} {what}"))
     return out
+
+
+_MEANS_A_LOT = frozenset({"passion", "therapy", "thing", "hobby", "escape", "outlet", "life", "jam", "calling"})
+
+
+def _about_a_thing(c: Clause, at: datetime) -> list[Candidate]:
+    """A sentence about a thing that says something about the user: "Organizing a basketball camp
+    for kids last summer was an awesome experience" (an event), "Running is my therapy", "Pottery is
+    a huge part of my life" (a liking), "basketball is really important to me" (a value)."""
+    v, subj = c.verb, c.subj
+    attr = next((a for a in v.children if a.dep_ in ("attr", "acomp")), None)
+    if attr is None or any(t.dep_ == "poss" and t.lower_ not in ("my", "our") for t in subj.subtree):
+        return []
+    mine = any(t.dep_ == "poss" and t.lower_ == "my" for t in attr.children)
+    if subj.tag_ == "VBG" and subj.dep_ in ("csubj", "nsubj"):
+        inner = fr._dobj(subj)
+        doing = subj.lower_ + (f" {ph.phrase(inner)}" if inner is not None else "")
+        if inner is not None and inner.lower_ in w.PRONOUN_OBJECTS:
+            return []
+        if c.tense == "past" and inner is not None and subj.dep_ == "csubj":
+            return [make("event", past_tense(subj.lemma_), ph.phrase(inner), None,
+                         text=f"user {past_tense(subj.lemma_)} {ph.phrase(inner)}")]
+        if c.tense == "present" and mine and (attr.lemma_ in _MEANS_A_LOT or attr.lower_ in _FAVOURITE):
+            return [make("preference", "likes", doing, None, text=f"user likes {doing}")]
+        return []
+    if subj.pos_ not in ("NOUN", "PROPN") or subj.lemma_ in w.ABSTRACT or subj.lower_ in w.PRONOUN_OBJECTS:
+        return []
+    what = ph.phrase(subj)
+    if c.tense == "present" and attr.lemma_ == "part" and any(
+            p == "of" and o.lemma_ == "life" and any(t.lower_ == "my" for t in o.children) for p, o in fr._preps(attr)):
+        return [make("preference", "likes", what, ph.entity_type(subj, "THING"), text=f"user loves {what}")]
+    if c.tense == "present" and (mine and attr.lemma_ in _MEANS_A_LOT or attr.lower_ in (
+            "important", "special", "precious", "everything", "dear") and any(
+            p == "to" and o.lower_ == "me" for p, o in fr._preps(attr) + fr._preps(v))):
+        return [make("preference", "cares about", what, ph.entity_type(subj, "THING"),
+                     text=f"user cares about {what}")]
+    return []
+
+
+_IRREGULAR = dict(pair.split(":") for pair in """go:went do:did make:made take:took have:had see:saw get:got
+ give:gave run:ran swim:swam win:won buy:bought build:built teach:taught write:wrote read:read ride:rode
+ fly:flew meet:met throw:threw sing:sang begin:began bring:brought catch:caught find:found leave:left
+ lose:lost spend:spent think:thought feel:felt keep:kept sleep:slept hold:held sit:sat eat:ate drink:drank
+ drive:drove break:broke choose:chose speak:spoke wear:wore grow:grew draw:drew know:knew fall:fell
+ sell:sold tell:told hear:heard pay:paid lead:led send:sent stand:stood put:put set:set cut:cut hit:hit
+ let:let shut:shut become:became come:came forget:forgot""".split())
+
+
+def past_tense(lemma: str) -> str:
+    """English simple past, for a verb the user said as a gerund ("Organizing a camp was …")."""
+    if lemma in _IRREGULAR:
+        return _IRREGULAR[lemma]
+    if lemma.endswith("e"):
+        return lemma + "d"
+    if lemma.endswith("y") and len(lemma) > 1 and lemma[-2] not in "aeiou":
+        return lemma[:-1] + "ied"
+    if re.fullmatch(r"[^aeiou]*[aeiou][bdgmnprt]", lemma) and len(lemma) <= 4:
+        return lemma + lemma[-1] + "ed"
+    return lemma + "ed"
 
 
 def _pet_object(v) -> bool:
@@ -1008,6 +1070,10 @@ def _other(c: Clause, at: datetime, births: list) -> list[Candidate]:
             return [make("relation", "is engaged to", name.text, "PERSON")]
         if subj.lower_ in ("he", "she"):   # "he proposed last night and I said yes"
             return [make("event", "got", "engaged", None, text="user got engaged", confidence=0.6)]
+    if lemma == "be" and c.subject == "other" and not c.negated:
+        got = _about_a_thing(c, at)
+        if got:
+            return got
     if lemma == "be" and c.subject == "other" and not c.negated and any(
             a.dep_ in ("attr", "acomp") and (a.lower_ in _FAVOURITE or any(t.lower_ in _FAVOURITE for t in a.children))
             and any(t.dep_ == "poss" and t.lower_ == "my" for t in a.children) for a in v.children):

@@ -88,7 +88,8 @@ CONDITION_NOUNS = frozenset(lx.CONDITIONS | {"diabetes", "type 2 diabetes", "typ
 # what one has that happens to one, not what one owns: "had surgery", "had a crash"
 HAPPENINGS = frozenset("""surgery operation accident crash fall stroke seizure miscarriage procedure
  breakdown concussion injury transplant biopsy transfusion c-section caesarean wedding funeral interview
- promotion""".split()) | {"heart attack", "panic attack", "car accident"}
+ promotion game match party concert gig trip holiday vacation competition tournament race recital performance
+ barbecue bbq picnic sleepover reunion ceremony graduation""".split()) | {"heart attack", "panic attack", "car accident"}
 BODY_PARTS = frozenset("""arm arms leg legs wrist ankle knee knees collarbone rib ribs hip shoulder neck finger
  fingers toe toes foot hand nose jaw elbow meniscus acl achilles hamstring ligament tendon spine pelvis
  skull tooth back disc""".split())
