@@ -142,3 +142,46 @@ def test_flush_without_workers_says_how_to_drain(new_memory):
 
 # The crash tests (`kenning worker` on both stores and `kenning serve` killed with SIGKILL mid-batch) are in
 # tests/reliability/test_crash.py.
+
+
+def _facts(mem, dataset):
+    return sorted((f.predicate, f.object, f.valid_at.isoformat(), f.valid_until and f.valid_until.isoformat())
+                  for f in mem.list_facts(dataset, limit=100, include_invalidated=True).facts)
+
+
+BATCH_TURNS = [
+    ("ana", "I live in Berlin and work at Zalando as a designer."),
+    ("ben", "My wife Margaret and I live in Leeds."),
+    ("cal", "I'm vegan, have been for 3 years."),
+    ("ana", "I just moved to Lisbon."),
+    ("ben", "We adopted a beagle called Rufus!"),
+    ("cal", "I started eating fish again, so not vegan anymore."),
+]
+
+
+def test_a_batched_worker_stores_what_add_stores(new_memory):
+    """One parser batch and one embedding batch across datasets, each dataset still in order."""
+    with new_memory(settings=Settings(worker_threads=0)) as queued, new_memory() as direct:
+        for i, (who, text) in enumerate(BATCH_TURNS):
+            queued.add_turn(who, "user", text, at=at(i))
+            direct.add(text, dataset=who, at=at(i))
+        worker = Worker(queued, batch=16)
+        first = worker.run_batch()
+        assert len(first) == 3          # one job per dataset in flight: the heads of ana, ben and cal
+        assert len(worker.run_batch()) == 3
+        assert worker.run_batch() == []
+        for who in ("ana", "ben", "cal"):
+            assert _facts(queued, who) == _facts(direct, who)
+        assert "lisbon" in objects(queued, "ana") and "berlin" not in objects(queued, "ana")
+
+
+def test_one_bad_job_in_a_batch_fails_alone(new_memory):
+    with new_memory(settings=Settings(worker_threads=0)) as mem:
+        mem.add("I live in Oslo.", dataset="dee", message_id="m1", at=at(0))
+        bad = mem.add_turn("dee", "user", "I live in Rome.", message_id="m1", at=at(1))   # m1 names another text
+        good = mem.add_turn("eve", "user", "I live in Porto.", at=at(1))
+        Worker(mem, batch=8).run_batch()
+        assert mem.status(bad.request_id).status == "failed"
+        assert "message_id" in mem.status(bad.request_id).processing_error
+        assert mem.status(good.request_id).status == "done"
+        assert objects(mem, "eve") == ["porto"]

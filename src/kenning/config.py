@@ -48,6 +48,7 @@ class Settings(BaseModel):
     anthropic_api_key: str | None = Field(None, repr=False)
     anthropic_model: str | None = None       # else llm_model
     worker_threads: int = Field(1, ge=0)       # embedded queue workers (0: leave jobs to `kenning worker`)
+    worker_batch: int = Field(16, ge=1, le=256)  # jobs a worker claims at once: one parser and one embedding batch
     job_lease_seconds: float = Field(60.0, gt=0)
 
     @property
@@ -63,7 +64,7 @@ class Settings(BaseModel):
             values["home"] = Path(env["KENNING_HOME"]).expanduser()
         for name in ("project", "environment", "max_text_chars", "entity_threshold", "dedup_threshold",
                      "predicate_threshold", "retrieval_floor", "context_budget_chars", "context_budget_unit", "onnx_threads",
-                     "worker_threads", "job_lease_seconds",
+                     "worker_threads", "worker_batch", "job_lease_seconds",
                      "max_note_chars", "note_dedupe_threshold", "max_core_chars", "max_render", "max_body_bytes", "permission_read", "permission_admin", "llm_base_url", "llm_model", "llm_api_key",
                      "llm_timeout", "llm_max_tokens", "llm_response_format", "llm_instructions",
                      "anthropic_base_url", "anthropic_api_key", "anthropic_model"):

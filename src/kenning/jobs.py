@@ -34,43 +34,67 @@ class Worker:
     """Claims and runs jobs of one store until stopped."""
 
     def __init__(self, memory: "Memory", *, lease_seconds: float = 60.0, poll_seconds: float = 0.5,
-                 name: str | None = None):
+                 name: str | None = None, batch: int | None = None):
         self.memory = memory
         self.name = name or worker_name()
+        self.batch = batch or memory.settings.worker_batch
         self.lease_seconds = lease_seconds
         self.poll_seconds = poll_seconds
 
     def run_once(self) -> Job | None:
         """Run one job if one is runnable; returns it (None when the queue had nothing for us)."""
+        jobs = self.run_batch(1)
+        return jobs[0] if jobs else None
+
+    def run_batch(self, size: int | None = None) -> list[Job]:
+        """Claim up to ``size`` runnable jobs (the store hands out one per dataset at a time, so a
+        batch spans datasets and each dataset stays in order) and run them through one parser
+        batch and one embedding batch; each job still commits, or fails, on its own."""
+        from .write import Message
+
         store = self.memory.store
-        job = store.claim(self.name, self.lease_seconds, timeutil.now())
-        if job is None:
-            return None
-        if job.attempts > MAX_ATTEMPTS:
-            self._fail(job, f"gave up after {job.attempts - 1} attempts whose workers stopped before finishing")
-            return job
-        finished = False
+        now = timeutil.now()
+        claimed: list[Job] = []
+        for _ in range(size or self.batch):
+            job = store.claim(self.name, self.lease_seconds, now)
+            if job is None:
+                break
+            claimed.append(job)
+        runnable, finished = [], set()
+        for job in claimed:
+            if job.attempts > MAX_ATTEMPTS:
+                self._fail(job, f"gave up after {job.attempts - 1} attempts whose workers stopped before finishing")
+            else:
+                runnable.append(job)
 
-        def finish(result: AddResult) -> None:
-            nonlocal finished
-            store.finish(job.request_id, self.name, result.model_dump(mode="json", exclude={"memory"}))
-            finished = True
+        def finisher(job: Job):
+            def finish(result: AddResult) -> None:
+                store.finish(job.request_id, self.name, result.model_dump(mode="json", exclude={"memory"}))
+                finished.add(job.request_id)
+            return finish
 
+        messages = [Message(job.scope, job.content, job.at, job.role, job.client_ref, job.chat, job.message_id,
+                            job.temporary, finisher(job)) for job in runnable]
         try:
-            result = self.memory._writer.add(
-                job.scope, job.content, at=job.at, role=job.role, client_ref=job.client_ref, chat=job.chat,
-                message_id=job.message_id, temporary=job.temporary, finish=finish)
-            if not finished:  # answered without a transaction (a repeat): record the answer on its own
-                with store.transaction(job.scope):
-                    store.finish(job.request_id, self.name, result.model_dump(mode="json", exclude={"memory"}))
-        except LeaseLost:
-            log.warning("job %s was reclaimed by another worker; this run is rolled back", job.request_id)
-        except KenningError as exc:
-            self._fail(job, f"{type(exc).__name__}: {exc}")
-        except Exception as exc:  # a bug must fail the job visibly, not kill the worker
-            log.exception("job %s failed", job.request_id)
-            self._fail(job, f"internal error: {type(exc).__name__}: {exc}")
-        return job
+            results = self.memory._writer.add_many(messages) if messages else []
+        except Exception as exc:  # a bug must fail the jobs visibly, not kill the worker
+            log.exception("a batch of %d jobs failed", len(messages))
+            results = [exc] * len(messages)
+        for job, result in zip(runnable, results):
+            try:
+                if isinstance(result, Exception):
+                    raise result
+                if job.request_id not in finished:  # answered without a transaction (a repeat)
+                    with store.transaction(job.scope):
+                        store.finish(job.request_id, self.name, result.model_dump(mode="json", exclude={"memory"}))
+            except LeaseLost:
+                log.warning("job %s was reclaimed by another worker; this run is rolled back", job.request_id)
+            except KenningError as exc:
+                self._fail(job, f"{type(exc).__name__}: {exc}")
+            except Exception as exc:  # noqa: BLE001
+                log.error("job %s failed: %s: %s", job.request_id, type(exc).__name__, exc)
+                self._fail(job, f"internal error: {type(exc).__name__}: {exc}")
+        return claimed
 
     def _fail(self, job: Job, error: str) -> None:
         store = self.memory.store
@@ -85,12 +109,12 @@ class Worker:
         done = 0
         while not stop.is_set():
             try:
-                job = self.run_once()
+                jobs = self.run_batch()
             except KenningError:
                 log.exception("worker %s could not claim a job", self.name)
-                job = None
-            if job is not None:
-                done += 1
+                jobs = []
+            if jobs:
+                done += len(jobs)
                 self.memory._job_done.set()
                 continue
             if idle_exit and self.memory.store.count_jobs(("queued", "distilling")) == 0:

@@ -61,7 +61,7 @@ class Memory:
     """Long-term memory for one application: facts about each dataset's user.
 
     ``Memory()`` is embedded (SQLite under ``$KENNING_HOME``, the bundled
-    embedder, the offline rule extractor); ``Memory(":memory:")`` is throwaway.
+    embedder, the offline parse extractor); ``Memory(":memory:")`` is throwaway.
     """
 
     def __new__(cls, url: str | None = None, *args, api_key: str | None = None, **kwargs):

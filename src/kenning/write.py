@@ -12,7 +12,7 @@ import re
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 
 import numpy as np
 
@@ -21,8 +21,6 @@ from . import predicates as preds
 from . import timeutil
 from .config import Settings
 from .embed.base import Embedder
-from datetime import timedelta
-
 from .errors import Conflict, DuplicateFact, EmptyText, InputError, InvalidTime, TextTooLarge
 from .extract.base import Candidate, Extractor
 from .model import ENTITY_TYPES, FACT_KINDS, MAX_OBJECT_CHARS, AddResult, Entity, Episode, Fact, Scope
@@ -104,6 +102,24 @@ class _Plan:
     supersedes: list[str] = field(default_factory=list)
 
 
+@dataclass
+class Message:
+    """One message on its way through the pipeline (what ``add`` was given, and what it found)."""
+    scope: Scope
+    text: str
+    at: datetime | str | None = None
+    role: str = "user"
+    client_ref: str | None = None
+    chat: str | None = None
+    message_id: str | None = None
+    temporary: bool = False
+    finish: Callable[[AddResult], None] | None = None
+    candidates: list[Candidate] = field(default_factory=list)
+    plans: list = field(default_factory=list)
+    rejected: list[str] = field(default_factory=list)
+    message_text: str | None = None
+
+
 class WritePipeline:
     def __init__(self, store: Store, extractor: Extractor, embedder: Embedder | None, settings: Settings,
                  registry: preds.PredicateRegistry):
@@ -116,48 +132,108 @@ class WritePipeline:
             temporary: bool = False, finish: Callable[[AddResult], None] | None = None) -> AddResult:
         """Run the pipeline; ``finish`` is called with the receipt inside the transaction that
         stores the effects (a queued job marks itself done there: both commit or neither)."""
-        check_text(text, self.settings.max_text_chars, "text")
-        check_role(role)
-        at = self.message_time(at)
-        if role != "user":
-            return AddResult(status="skipped", reason="skipped_non_user_turn")
-        if client_ref is not None:
-            earlier = self.store.get_ingest(scope, client_ref)
-            if earlier is not None:
-                return self._already(scope, earlier)
+        msg = Message(scope, text, at, role, client_ref, chat, message_id, temporary, finish)
+        early = self._accept(msg)
+        if early is not None:
+            return early
+        msg.candidates = self.extractor.extract(text, at=msg.at, context=self._context(scope, chat, msg.at),
+                                                known_entities=self._known_entities(scope))
+        self._plan(msg)
+        return self._commit(msg, self._prefetch(scope, msg.plans, msg.message_text))
 
-        candidates = self.extractor.extract(text, at=at, context=self._context(scope, chat, at),
-                                            known_entities=self._known_entities(scope))
-        plans, rejected = self._normalise(candidates, at)
-        context = "" if temporary else message_context(self.store, scope, chat, at)
-        message_text = None if temporary else message_embed_text(text)
-        vectors = self._prefetch(scope, plans, message_text)
-        episode_id = message_id or f"ep_{uuid.uuid4().hex}"
-        result = AddResult(status="skipped", candidates_extracted=len(candidates),
-                           episode_id=None if temporary else episode_id,
-                           rejections=rejected, candidates_rejected=len(rejected))
+    def add_many(self, messages: list["Message"]) -> list[AddResult | Exception]:
+        """Several messages (of different datasets, or in order within one) through one parser
+        batch and one embedding batch, each then committed on its own: the queue workers' path.
+        A message that fails gets its exception in its place; the others go on."""
+        out: list[AddResult | Exception | None] = [None] * len(messages)
+        todo = []
+        for i, msg in enumerate(messages):
+            try:
+                early = self._accept(msg)
+            except Exception as exc:  # noqa: BLE001 - reported per message
+                out[i] = exc
+                continue
+            if early is not None:
+                out[i] = early
+            else:
+                todo.append(i)
+        batched = hasattr(self.extractor, "extract_many") and not self.extractor.wants_context
+        if batched and todo:
+            try:
+                found = self.extractor.extract_many([messages[i].text for i in todo], at=[messages[i].at for i in todo])
+            except Exception:  # noqa: BLE001 - retried one by one below, where each error is its own
+                batched = False
+            else:
+                for i, cands in zip(todo, found):
+                    messages[i].candidates = cands
+        texts: set[str] = set()
+        for i in todo:
+            msg = messages[i]
+            try:
+                if not batched:
+                    msg.candidates = self.extractor.extract(
+                        msg.text, at=msg.at, context=self._context(msg.scope, msg.chat, msg.at),
+                        known_entities=self._known_entities(msg.scope))
+                self._plan(msg)
+                texts |= self._embed_texts(msg.scope, msg.plans, msg.message_text)
+            except Exception as exc:  # noqa: BLE001
+                out[i] = exc
+        vectors = self._embed(texts)
+        for i in todo:
+            if out[i] is None:
+                try:
+                    out[i] = self._commit(messages[i], dict(vectors))
+                except Exception as exc:  # noqa: BLE001
+                    out[i] = exc
+        return out  # type: ignore[return-value]
+
+    def _accept(self, msg: "Message") -> AddResult | None:
+        """Checks, and the answers that need no extraction (a non-user turn, a repeat)."""
+        check_text(msg.text, self.settings.max_text_chars, "text")
+        check_role(msg.role)
+        msg.at = self.message_time(msg.at)
+        if msg.role != "user":
+            return AddResult(status="skipped", reason="skipped_non_user_turn")
+        if msg.client_ref is not None:
+            earlier = self.store.get_ingest(msg.scope, msg.client_ref)
+            if earlier is not None:
+                return self._already(msg.scope, earlier)
+        return None
+
+    def _plan(self, msg: "Message") -> None:
+        msg.plans, msg.rejected = self._normalise(msg.candidates, msg.at)
+        msg.message_text = None if msg.temporary else message_embed_text(msg.text)
+
+    def _commit(self, msg: "Message", vectors: dict[str, np.ndarray]) -> AddResult:
+        scope, text, at, plans = msg.scope, msg.text, msg.at, msg.plans
+        context = "" if msg.temporary else message_context(self.store, scope, msg.chat, at)
+        episode_id = msg.message_id or f"ep_{uuid.uuid4().hex}"
+        result = AddResult(status="skipped", candidates_extracted=len(msg.candidates),
+                           episode_id=None if msg.temporary else episode_id,
+                           rejections=msg.rejected, candidates_rejected=len(msg.rejected))
         with self.store.transaction(scope):
-            if client_ref is not None:
-                earlier = self.store.get_ingest(scope, client_ref)
+            if msg.client_ref is not None:
+                earlier = self.store.get_ingest(scope, msg.client_ref)
                 if earlier is not None:
                     return self._already(scope, earlier)
-            if not temporary:
+            if not msg.temporary:
                 known = self.store.get_episode(scope, episode_id)
                 if known is not None and known.content != text:
                     raise Conflict(f"message_id {episode_id!r} already names a different message in this dataset; "
                                    "use a new message_id for a new message")
                 if known is None:
                     self.store.insert_episode(scope, Episode(
-                        episode_id=episode_id, role=role, content=text, chat=chat, at=at, created_at=timeutil.now()),
-                        vectors.get(message_text), context=context, embed_text=message_text)
+                        episode_id=episode_id, role=msg.role, content=text, chat=msg.chat, at=at,
+                        created_at=timeutil.now()),
+                        vectors.get(msg.message_text), context=context, embed_text=msg.message_text)
             for plan in plans:
-                self._decide(scope, plan, at, episode_id if not temporary else None, vectors)
+                self._decide(scope, plan, at, episode_id if not msg.temporary else None, vectors)
             self._fill(result, plans)
-            if client_ref is not None:
-                self.store.record_ingest(scope, client_ref, {
+            if msg.client_ref is not None:
+                self.store.record_ingest(scope, msg.client_ref, {
                     "memory_ids": result.memory_ids, "episode_id": episode_id}, at)
-            if finish is not None:
-                finish(result)
+            if msg.finish is not None:
+                msg.finish(result)
         if result.memory_ids:
             first = self.store.get_facts(scope, result.memory_ids[:1])
             result.memory = first[0] if first else None
@@ -234,17 +310,20 @@ class WritePipeline:
     # -- embeddings computed before the transaction -----------------------------------------
     def _prefetch(self, scope: Scope, plans: list[_Plan], message_text: str | None) -> dict[str, np.ndarray]:
         """Everything this message needs embedded, in one batch: the message, objects, labels, facts."""
+        return self._embed(self._embed_texts(scope, plans, message_text))
+
+    def _embed_texts(self, scope: Scope, plans: list[_Plan], message_text: str | None) -> set[str]:
         if self.embedder is None:
-            return {}
+            return set()
         texts = {message_text} if message_text else set()
         if not plans:
-            return self._embed(texts)
+            return texts
         for p in plans:
             texts.add(p.obj)
             texts.add(p.predicate)
             texts.add(embed_text(p.predicate, p.obj, p.cand.text, p.etype is not None))
         texts.update(label for label, _ in self.store.predicate_labels(scope))
-        return self._embed(texts)
+        return texts
 
     def _embed(self, texts) -> dict[str, np.ndarray]:
         texts = [t for t in dict.fromkeys(texts) if t]
