@@ -58,9 +58,22 @@ def clause_heads(sent) -> list:
             continue
         if tok.pos_ == "AUX" and tok.dep_ not in ("ROOT", "conj", "ccomp", "parataxis", "advcl"):
             continue
-        if tok.dep_ in CLAUSE_DEPS:
+        if tok.dep_ in CLAUSE_DEPS and _heads_a_clause(tok):
             heads.append(tok)
     return heads
+
+
+def _heads_a_clause(tok) -> bool:
+    """A conjunct heads a clause only when what it is listed with does: "a great chance to catch up
+    and explore nature", "curling up with a book, escaping reality" list verbs inside a phrase."""
+    first, hops = tok, 0
+    while first.dep_ == "conj" and first.head is not first and hops < 8:
+        first, hops = first.head, hops + 1
+    if first is tok:
+        return True
+    if _subject_of(tok) is not None:
+        return True      # "I love it and she loves it too": a clause of its own
+    return first.dep_ in CLAUSE_DEPS and first.pos_ in ("VERB", "AUX")
 
 
 def _subject_of(verb):
@@ -119,6 +132,8 @@ def classify(verb, sent, at) -> Clause:
         c.tense = "past"
     elif verb.tag_ == "VBN" and not aux and verb.dep_ == "conj":
         c.tense = "past"     # "I've been working on my store and just teamed up with …": a past conjunct
+    if "'d" in aux_words and verb.tag_ != "VBN":
+        aux_words = aux_words | {"would"}    # "I'd love to see …" (but "I'd been": had)
     modal = aux_words & MODALS
     c.hedged = bool(low & w.HEDGES)
     # "I finished another pottery project - want to see a pic?": only the clause that runs up to the
@@ -129,8 +144,12 @@ def classify(verb, sent, at) -> Clause:
     c.question = c.question or _inverted(verb)
     c.hypothetical = bool(modal - {"can"}) or any(t.dep_ == "mark" and t.lower_ in ("if", "unless", "whether")
                                                    for t in verb.children) or "maybe" in low or "perhaps" in low
-    if "would" in aux_words and verb.lemma_ in ("like", "love", "prefer"):
-        c.hypothetical = False   # "I'd like …", "I'd prefer …": a wish, said plainly
+    if "would" in aux_words and verb.lemma_ in ("like", "love", "prefer") and not any(
+            x.dep_ == "xcomp" and x.pos_ == "VERB" for x in verb.children):
+        c.hypothetical = False   # "I'd like …", "I'd prefer …": a wish, said plainly ("I'd love to see …" is not)
+    if c.progressive and verb.dep_ != "ROOT" and not any(t.lemma_ == "be" for t in aux) and \
+            _subject_of(verb) is None and verb.i != _first_word(sent).i:   # "trying to cut down …": diary style
+        c.hypothetical = True   # ", escaping reality", ", dreaming of big games": a participle, not a clause
     c.request = kind == "you" or bool(REQUEST_START.match(sent.text)) or (
         kind == "none" and verb.tag_ == "VB" and verb.i == _first_word(sent).i)
     if inherited or (subj is None and verb.dep_ == "conj"):
@@ -146,8 +165,16 @@ def classify(verb, sent, at) -> Clause:
                 c.hypothetical = True
             if _subject_of(head) is not None:
                 break
-        if kind == "none" and verb.tag_ == "VB" and _subject_of(head) is None and _advice(head):
-            c.request = True
+        if kind == "none" and verb.tag_ == "VB" and _subject_of(head) is None and (
+                _advice(head) or head.tag_ == "VB" and head.dep_ == "ROOT"):
+            c.request = True    # "Do your research and find an adoption agency"
+        chain, tok = [], verb
+        while tok.dep_ in ("conj", "xcomp") and tok.head is not tok and len(chain) < 6:
+            tok = tok.head
+            chain.append(tok)
+        if any(t.lemma_ in ("want", "hope", "wish", "need", "dream", "plan", "intend", "aim")
+               for t in chain[:-1] + chain[-1:] if t is not verb) and verb.lemma_ not in ("want", "hope"):
+            c.hypothetical = True   # "I want to get stronger and improve my endurance": a wish
     if kind == "none" and _advice(verb):
         c.request = True        # "When things get rough, keep persevering": advice to the listener
     if verb.dep_ == "advcl" and any(t.lower_ == "to" and t.dep_ == "aux" for t in verb.children) and \

@@ -70,11 +70,11 @@ class ParseExtractor(Extractor):
                     for cand in got:
                         cand.source_quote = quote   # the user's own words, not the cleaned ones
                     cands.extend(got)
-                if _asks(doc):   # a whole piece: the tokenizer may split a request ("am/pm") mid-way
-                    have = {(c.predicate, c.object) for c in cands}
-                    for got in requests(doc.text, True):
+                have = {(c.predicate, c.object) for c in cands}
+                for start, end in _asks(doc):
+                    for got in requests(doc.text[start:end], True):
                         if (got.predicate, got.object) not in have:
-                            got.source_quote = clean.source(a, b)
+                            got.source_quote = clean.source(a + start, a + end)
                             cands.append(got)
             out.append(_unique(cands + _named_pet(clean, cands)))
         return out
@@ -101,10 +101,29 @@ def _named_pet(clean: nlp.Cleaned, cands: list[Candidate]) -> list[Candidate]:
                  text=f"user has a {adopted} named {named.group(1)}").model_copy(update={"source_quote": quote})]
 
 
-def _asks(doc) -> bool:
-    """Whether a sentence of the piece asks something of the assistant."""
-    return any(REQUEST_START.match(s.text) or any(t.lower_ == "you" and t.dep_ == "nsubj" for t in s)
-               for s in doc.sents)
+def _asks(doc) -> list[tuple[int, int]]:
+    """The spans (character offsets) of the piece that ask something of the assistant: a sentence
+    that opens as a request ("please use …", "could you …", "keep it short") or has "you" do
+    something with a modal; a verbless sentence after it goes with it, since the tokenizer may
+    split a request ("am/pm") mid-way. "Long time no see!" or "It will be short but sweet" ask
+    nothing of the assistant."""
+    out = []
+    sents = list(doc.sents)
+    for i, s in enumerate(sents):
+        asks = bool(REQUEST_START.match(s.text)) or any(
+            t.lower_ == "you" and t.dep_ == "nsubj" and any(a.lower_ in _ASK_MODALS for a in t.head.children)
+            for t in s)
+        if not asks:
+            continue
+        end = s.end_char
+        if i + 1 < len(sents) and (len(sents[i + 1]) <= 6 or not any(
+                t.pos_ in ("VERB", "AUX") for t in sents[i + 1])):
+            end = sents[i + 1].end_char
+        out.append((s.start_char, end))
+    return out
+
+
+_ASK_MODALS = frozenset({"could", "can", "would", "will", "should", "please", "must"})
 
 
 def _sentence(sent, at: datetime) -> list[Candidate]:
@@ -225,7 +244,11 @@ def _gate(c: Candidate) -> bool:
         return False
     if words[0] in w.BARE_GERUNDS and (len(words) == 1 or words[-1] in w.PRONOUN_OBJECTS):
         return False
-    if (words[-1] in w.ABSTRACT or obj in w.ABSTRACT) and "specific" not in c.notes:
+    if any(x in ("what", "which", "who", "whom", "how", "your", "yours") for x in words[1:]) or words[0] in (
+            "your", "yours", "good", "well", "great", "fine", "okay", "ok", "best"):
+        return False   # "death of what people think", "your recommendation", "doing good"
+    if (words[-1] in w.ABSTRACT or obj in w.ABSTRACT) and not (
+            "specific" in c.notes and words[-1] not in lx.ACQUIRED_TRANSIENT and obj not in lx.ACQUIRED_TRANSIENT):
         # a coffee one grabs is gone by evening; "drinks coffee", "loves pizza" is who one is
         if not (c.predicate in _HABIT_PREDICATES and (words[-1] in lx.ACQUIRED_TRANSIENT or obj in lx.ACQUIRED_TRANSIENT)
                 and words[-1] not in lx.TRANSIENT):
@@ -460,7 +483,7 @@ def _ongoing(c: Clause, lemma: str, prt: str | None) -> list[Candidate]:
         o = next(o for p, o in fr._preps(v) if p == "on")   # "carrying on volunteering at the youth center"
         what = ph.phrase(o) + "".join(f" {p} {ph.phrase(x)}" for p, x in fr._preps(o)[:1] if p in ("at", "with", "for"))
         return [make("routine", "does", what, None, text=f"user keeps {what}")]
-    if lemma in _PASSING_VERBS or lemma in w.EVENT_STOP and lemma not in ("write", "make", "put", "take", "give"):
+    if lemma in _PASSING_VERBS or lemma in w.EVENT_STOP and lemma not in ("write", "make", "put", "take", "give", "try"):
         return []
     if prt is None and any(t.lower_ == "together" and t.dep_ == "advmod" for t in v.children):
         prt = "together"   # "putting together a talent show"
@@ -504,7 +527,7 @@ def _time_spent(v) -> list[Candidate]:
                 return [make("event", f"{x.lemma_}d{prep}" if x.lemma_.endswith("e") else f"{x.lemma_}ed{prep}",
                              what, None, text=f"user had the {obj.lower_} to {x.lemma_}{prep} {what}")]
         return []
-    if obj is None or obj.lemma_ not in ("time", "blast", "fun", "day", "weekend", "night", "evening"):
+    if obj is None or obj.lemma_ not in ("time", "blast", "fun", "day", "weekend", "night", "evening", "experience"):
         return []
     places = [o for p, o in fr._preps(v) + fr._preps(obj) if p in ("at", "in", "on") and o.pos_ in ("NOUN", "PROPN")
               and o.ent_type_ not in ("DATE", "TIME") and o.lemma_ not in w.TIME_NOUNS]
@@ -514,7 +537,7 @@ def _time_spent(v) -> list[Candidate]:
         if _specific(places[0]):
             cand.notes.append("specific")
         return [cand]
-    acts = [g for g in obj.children if g.dep_ == "acl" and g.tag_ == "VBG"]
+    acts = [g for g in list(obj.children) + list(v.children) if g.dep_ in ("acl", "advcl") and g.tag_ == "VBG"]
     acts += [g for a in acts for g in a.children if g.dep_ == "conj" and g.tag_ == "VBG"]
     out = []
     for g in acts:
@@ -522,6 +545,9 @@ def _time_spent(v) -> list[Candidate]:
         if inner is not None and inner.pos_ in ("NOUN", "PROPN") and inner.lower_ not in w.PRONOUN_OBJECTS:
             what = ph.phrase(inner)
             out.append(make("event", g.lower_, what, None, text=f"user had a {obj.lower_} {g.lower_} {what}"))
+        elif inner is None and g.lemma_ not in w.EVENT_STOP:   # "a great experience hiking with my church friends"
+            company = "".join(f" with {ph.phrase(o)}" for p, o in fr._preps(g)[:1] if p == "with")
+            out.append(make("event", "went", g.lower_, None, text=f"user went {g.lower_}{company}"))
     return out
 
 
@@ -542,7 +568,8 @@ def _about_a_thing(c: Clause, at: datetime) -> list[Candidate]:
         doing = subj.lower_ + (f" {ph.phrase(inner)}" if inner is not None else "")
         if inner is not None and inner.lower_ in w.PRONOUN_OBJECTS:
             return []
-        if c.tense == "past" and inner is not None and subj.dep_ == "csubj":
+        if c.tense == "past" and inner is not None and subj.dep_ == "csubj" and subj.lemma_ not in (
+                "have", "be", "get", "do", "make", "see", "know", "hear"):
             return [make("event", past_tense(subj.lemma_), ph.phrase(inner), None,
                          text=f"user {past_tense(subj.lemma_)} {ph.phrase(inner)}")]
         if c.tense == "present" and mine and (attr.lemma_ in _MEANS_A_LOT or attr.lower_ in _FAVOURITE):
@@ -829,7 +856,7 @@ def _copula_value(c: Clause, a) -> list[Candidate]:
         num = next((t for t in a.subtree if t.like_num), None)
         if num is not None:
             return [make("attribute", "is aged", num.text, None, text=f"user is aged {num.text}")]
-    if a.like_num and a.dep_ in ("attr", "acomp") and c.subject != "we":
+    if a.like_num and a.dep_ in ("attr", "acomp") and c.subject != "we" and c.tense != "past":
         return [make("attribute", "is aged", a.text, None, text=f"user is aged {a.text}")]
     if a.pos_ == "PROPN" and a.ent_type_ in ("PERSON", "") and c.subject == "user" and a.dep_ == "attr" and \
             not any(t.dep_ == "det" for t in a.children):
@@ -863,7 +890,8 @@ def _copula_value(c: Clause, a) -> list[Candidate]:
             return [make("preference", "likes", ph.phrase(o), ph.entity_type(o, "THING"))
                     for p, o in fr._preps(a) if p == "of"]
         text = ph.phrase(a, keep_of=False)
-        if lemma in w.ROLES or text.lower() in w.ROLES or low.endswith(w.ROLE_SUFFIXES) and a.pos_ == "NOUN":
+        if lemma in w.ROLES or text.lower() in w.ROLES or low.endswith(w.ROLE_SUFFIXES) and a.pos_ == "NOUN" \
+                and lemma not in w.NOT_ROLES:
             out = [make("attribute", "works as", text, "ROLE")]
             for p, o in fr._preps(a):
                 if p in ("at", "for", "with") and o.lemma_ not in w.TIME_NOUNS:
@@ -921,7 +949,8 @@ def _fragment(sent) -> list[Candidate]:
     for t in sent:
         if t.like_num and t.i <= first_name.i + 3 and t.text.isdigit() and 0 < int(t.text) < 120:
             out.append(make("attribute", "is aged", t.text, None, text=f"user is aged {t.text}"))
-        elif t.pos_ == "NOUN" and (t.lemma_ in w.ROLES or t.lower_.endswith(w.ROLE_SUFFIXES)) and \
+        elif t.pos_ == "NOUN" and (t.lemma_ in w.ROLES or t.lower_.endswith(w.ROLE_SUFFIXES)
+                                   and t.lemma_ not in w.NOT_ROLES) and \
                 any(p.lower_ in ("at", "for") for p in t.children):
             out.extend(_role_phrase(t))
     if out or (after is not None and after.lower_ == "here"):
@@ -952,6 +981,7 @@ def _end_of(sent) -> list[Candidate]:
     return out
 
 
+_PLEASANTRIES = frozenset({"good", "great", "bad", "terrible", "new"})   # "Great talking to you."
 _HEDGE_VERBS = frozenset({"guess", "think", "suppose", "reckon", "say"})
 
 
@@ -977,7 +1007,7 @@ def _verbless(sent, clauses, at) -> list[Candidate]:
                 t.doc) and t.nbor(1).lower_ in ("today", "yesterday"):
             when = at if t.nbor(1).lower_ == "today" else at - timedelta(days=1)
             out.append(make("attribute", "is aged", t.text, None, text=f"user is aged {t.text}", valid_at=when))
-        if t.pos_ == "ADJ" and t.lower_ in w.ADJ_PREP and t.i == sent.start and not any(
+        if t.pos_ == "ADJ" and t.lower_ in w.ADJ_PREP and t.lower_ not in _PLEASANTRIES and t.i == sent.start and not any(
                 x.dep_ == "nsubj" for x in t.children):   # "married to Mark, …"
             out.extend(_copula_value(Clause(verb=t.head, subject="user"), t))
         if t.lower_ in w.INJURY_WORDS and t.dep_ == "amod" and t.head.lemma_ in w.BODY_PARTS and not any(
@@ -987,7 +1017,8 @@ def _verbless(sent, clauses, at) -> list[Candidate]:
             what = t.head.lower_
             out.append(make("event", w.INJURY_WORDS[t.lower_], what, None,
                             text=f"user {w.INJURY_WORDS[t.lower_]} their {what}", valid_at=_clause_date(sent, at)))
-        if t.lower_ == "without" and t.head.lemma_ in w.TIME_NOUNS:
+        if t.lower_ == "without" and (t.head.lemma_ in w.TIME_NOUNS or t.dep_ == "ROOT" and any(
+                x.lemma_ in w.TIME_NOUNS for x in t.children)):   # "12 days without a cigarette"
             for o in t.children:
                 if o.dep_ == "pobj":
                     thing = w.SYNONYMS.get(o.lower_, o.lower_)

@@ -187,6 +187,14 @@ def have(clause: Clause, verb) -> list:
         if low in w.CONDITION_NOUNS or lemma in w.CONDITION_NOUNS or item.head.lemma_ == "diagnose":
             out.append(make("attribute", "has condition", low, None))
             continue
+        if lemma in ("allergy", "intolerance") and any(t.dep_ in ("compound", "amod") and t.pos_ == "NOUN"
+                                                       for t in item.children):
+            what = " ".join(t.text for t in item.children if t.dep_ in ("compound", "amod") and t.pos_ == "NOUN")
+            pred = "is allergic to" if lemma == "allergy" else "is intolerant to"
+            out.append(make("attribute", pred, what.lower(), "FOOD"))   # "a severe nut allergy"
+            continue
+        if lemma not in w.HAPPENINGS and not _ownable(item):
+            continue   # "has a few plans", "has the power", "has a setback": nothing one owns
         if lemma in w.HAPPENINGS:   # "I had surgery last month", "had a crash on the bike": it happened
             if clause.tense == "past":
                 out.append(make("event", "had", text, None, text=f"user had {text}"))
@@ -195,6 +203,14 @@ def have(clause: Clause, verb) -> list:
             continue
         out.append(make("possession", "has", text, ph.entity_type(item, "THING")))
     return out
+
+
+def _ownable(item) -> bool:
+    """A thing one owns: a possession word ("a vintage Vespa", "my own studio") or a named product."""
+    if item.lemma_.lower() in w.POSSESSIONS or item.lower_ in w.POSSESSIONS or ph.phrase(item).lower() in w.POSSESSIONS:
+        return True
+    return (item.pos_ == "PROPN" or item.text[:1].isupper() and item.i > item.sent.start) and \
+        item.ent_type_ not in ("DATE", "TIME", "GPE", "LOC")    # "a vintage Vespa", "a Tesla"
 
 
 def like(clause: Clause, verb, predicate: str) -> list:

@@ -6,7 +6,7 @@ from .. import lexicon as lx
 DROP_DEPS = frozenset({"relcl", "acl", "punct", "appos", "cc", "conj", "advmod", "prep", "det", "predet",
                        "case", "mark", "advcl", "dep", "parataxis", "aux", "neg", "quantmod", "nsubj"})
 # "this app", "that book" keep their demonstrative: the thing is the one in the chat, unnamed (gated)
-LEAD_DROP = frozenset("""a an the my our your his her their its some any such
+LEAD_DROP = frozenset("""a an the my our his her their its some any such
  own another every each much many more less fewer enough too""".split())
 FILLER = frozenset("""lol haha lmao omg tbh btw ngl rn ugh yeah yep ok okay like literally basically
  really so very pretty quite just""".split())
@@ -36,8 +36,8 @@ def span_tokens(head, keep_of: bool = True) -> list:
                 continue
             if child.ent_type_ in ("DATE", "TIME") and child.lower_ in DATE_WORDS:
                 continue
-            if child.dep_ == "poss" and child.pos_ == "PRON":
-                continue
+            if child.dep_ == "poss" and child.pos_ == "PRON" and child.lower_ != "your":
+                continue   # "your" stays: the listener's thing is not the user's (gated)
             toks.append(child)
             walk(child, depth + 1)
 

@@ -98,3 +98,20 @@ INJURY_WORDS = {"broken": "broke", "fractured": "fractured", "sprained": "sprain
                 "cracked": "cracked", "bruised": "bruised", "ruptured": "ruptured"}
 PROGRAM_NOUNS = frozenset("program programme course scheme cohort residency fellowship apprenticeship "
                           "internship bootcamp academy".split())
+# what one owns or holds for good: "has" a thing is a fact only for these (or a named product)
+POSSESSIONS = frozenset("""car cars bike bikes bicycle motorbike motorcycle scooter truck van suv boat yacht kayak
+ canoe house home apartment flat condo cabin cottage farm ranch garden yard allotment greenhouse pool hot tub
+ piano guitar violin cello drums drum kit keyboard ukulele saxophone trumpet flute harp bass camera laptop
+ computer pc mac phone iphone tablet ipad kindle console ps5 xbox switch tv telescope drone printer
+ studio shop store business restaurant bakery cafe café salon company startup practice clinic gym
+ collection library tattoo tattoos degree masters phd doctorate diploma license licence passport scholarship
+ membership subscription season ticket channel podcast blog website youtube
+ aquarium vinyl record player turntable sewing machine 3d printer smoker grill""".split()) | {
+    "record player", "sewing machine", "hot tub", "drum kit", "season ticket", "3d printer"}
+# nouns with a role's ending that name no job: "a sucker for superheroes", "a big believer"
+NOT_ROLES = frozenset("""sucker lover fan believer dreamer thinker winner loser member user beginner
+ supporter follower admirer owner reader viewer listener watcher talker worrier overthinker
+ perfectionist optimist pessimist introvert extrovert survivor warrior fighter rookie newbie
+ parent mother father brother sister sibling partner neighbor neighbour customer client patient""".split())
+BARE_GERUNDS = BARE_GERUNDS | {"playing", "working", "pushing", "losing", "winning", "talking", "helping",
+                               "learning", "chatting", "hanging", "spending", "taking", "putting"}
