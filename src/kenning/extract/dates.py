@@ -31,6 +31,7 @@ PATTERNS = [
     ("last", r"\blast (?P<unit>day|week|month|year|weekend)\b"),
     ("next", r"\bnext (?P<unit>day|week|month|year|weekend)\b"),
     ("this", r"\b(?:later|end of) this (?P<unit>week|month|year)\b"),
+    ("this_weekend", r"\b(?:this|over the|on the) weekend\b"),
     ("in_n", rf"\bin {_NUM} (?P<unit>day|week|month|year)s?\b"),
     ("for_n", rf"\bfor (?:the (?:past|last) )?{_NUM} (?P<unit>day|week|month|year)s?\b"),
     ("weekday", r"\b(?P<prep>last|next|this|on|since|starting|from) (?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b"),
@@ -111,6 +112,11 @@ def _resolve(name: str, m: re.Match, at: datetime, tense: str):
         end = {"week": at + timedelta(days=6 - at.weekday()), "month": at + relativedelta(day=31),
                "year": at.replace(month=12, day=31)}[unit]
         return max(at, end.replace(hour=0, minute=0, second=0, microsecond=0) - timedelta(days=2)), "future"
+    if name == "this_weekend":   # the Saturday ahead, or the one just past when said on a Sunday about it
+        ahead = (5 - at.weekday()) % 7
+        if at.weekday() == 6 and tense == "past":
+            return day0 - timedelta(days=1), "past"
+        return day0 + timedelta(days=ahead), "future" if ahead else "either"
     if name == "yesterday":
         return at - timedelta(days=1), "past"
     if name == "tomorrow":

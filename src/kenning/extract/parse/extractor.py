@@ -244,6 +244,11 @@ def _gate(c: Candidate) -> bool:
         return False
     if words[0] in w.BARE_GERUNDS and (len(words) == 1 or words[-1] in w.PRONOUN_OBJECTS):
         return False
+    if c.kind in ("routine", "preference", "skill", "goal") and (obj in w.PLATITUDES or (
+            words[-1] in w.PLATITUDES and "specific" not in c.notes and len(words) <= 2)):
+        return False   # "is chasing dreams", "faces obstacles", "likes texture"
+    if c.predicate == "does" and len(words) == 1 and words[0].endswith("ing") and words[0] not in w.ACTIVITY_GERUNDS:
+        return False   # "keep plugging away" is no hobby called plugging
     if any(x in ("what", "which", "who", "whom", "how", "your", "yours") for x in words[1:]) or words[0] in (
             "your", "yours", "good", "well", "great", "fine", "okay", "ok", "best"):
         return False   # "death of what people think", "your recommendation", "doing good"
@@ -428,10 +433,21 @@ def _positive(c: Clause, lemma: str, prt: str | None) -> list[Candidate]:
     if lemma == "diagnose":
         return [make("attribute", "has condition", ph.phrase(o), None)
                 for p, o in fr._preps(v) if p == "with"]
-    if lemma == "have" and c.tense == "past":
+    if lemma in ("have", "spend") and c.tense == "past":
         acts = _time_spent(v)
         if acts:
             return acts
+    if lemma == "help" and c.tense == "past":
+        x = next((t for t in v.children if t.dep_ in ("xcomp", "ccomp") and t.tag_ == "VB"), None)
+        inner = fr._dobj(x) if x is not None else None
+        if inner is not None and inner.pos_ in ("NOUN", "PROPN") and inner.lower_ not in w.PRONOUN_OBJECTS:
+            what = ph.phrase(inner)   # "I helped renovate a rundown community center back home"
+            return [make("event", f"helped {x.lemma_}", what, None, text=f"user helped {x.lemma_} {what}")]
+    if lemma == "get" and prt == "back" and c.tense == "past":
+        trip = next((o for p, o in fr._preps(v) if p == "from" and o.pos_ in ("NOUN", "PROPN")), None)
+        if trip is not None and trip.lower_ not in ("work", "school", "home"):
+            what = ph.phrase(trip)    # "Just got back from a family road trip yesterday"
+            return [make("event", "got back from", what, None, text=f"user got back from {what}")]
     if lemma in fr.FRAMES:
         got = fr.FRAMES[lemma](c, v)
         if not got and c.progressive and c.tense != "past":
@@ -440,11 +456,16 @@ def _positive(c: Clause, lemma: str, prt: str | None) -> list[Candidate]:
     if lemma in fr.LIKE:
         return fr.like(c, v, fr.LIKE[lemma])
     if lemma == "go" and c.tense != "past":
+        once = c.progressive or c.tense == "future" or (c.date is not None and c.date.direction == "future")
         x = next((t for t in v.children if t.tag_ == "VBG" and t.dep_ in ("xcomp", "advcl", "dobj")), None)
         if x is not None:
+            if once:   # "I'm going hiking with my buddies this weekend": one outing ahead
+                return [make("plan", "is going", x.lower_, None, text=f"user is going {x.lower_}")]
             return [make("routine", "does", x.lower_, "SKILL", text=f"user goes {x.lower_}")]
         for prep, o in fr._preps(v):
             if prep == "to" and o.lemma_ not in ("bed", "sleep", "work", "school", "doctor"):
+                if once:   # "I'm going to a transgender conference this month"
+                    return [make("plan", "is going to", ph.phrase(o), ph.entity_type(o, "PLACE"))]
                 return [make("routine", "goes to", ph.phrase(o), ph.entity_type(o, "PLACE"))]
         return []
     if lemma in ("buy", "purchase", "get") and c.tense == "past":
@@ -460,18 +481,35 @@ def _positive(c: Clause, lemma: str, prt: str | None) -> list[Candidate]:
     if c.tense == "past" and not c.perfect or (c.perfect and c.date is not None):
         return _event(c, lemma, prt)
     if lemma in fr.SIMPLE:
-        return fr.simple(c, v, *fr.SIMPLE[lemma])
+        got = fr.simple(c, v, *fr.SIMPLE[lemma])
+        if got or not (c.progressive and c.tense != "past"):
+            return got
+        return _ongoing(c, lemma, prt)      # "I've been practicing for my next tournament"
     if lemma in fr.INTRANSITIVE and fr._dobj(v) is None:
-        return fr.intransitive(c, v)
+        got = fr.intransitive(c, v)
+        if got or not (c.progressive and c.tense != "past"):
+            return got
+        return _ongoing(c, lemma, prt)
     if c.tense == "present" and not c.progressive and lemma not in w.EVENT_STOP:
         obj = fr._dobj(v)
-        if obj is not None and obj.pos_ in ("NOUN", "PROPN"):
+        if obj is not None and obj.pos_ in ("NOUN", "PROPN") and (_habitual(c) or _specific(obj) or (
+                obj.lemma_ in lx.FOODS or obj.lemma_ in lx.SPORTS or obj.lower_ in lx.LANGUAGES)):
             pred = third(lemma) + (f" {prt}" if prt else "")
             kind = "plan" if c.date is not None and c.date.direction == "future" else "routine"
             return [make(kind, pred, ph.phrase(obj), ph.entity_type(obj, "THING"))]
     if c.progressive and c.tense != "past":
         return _ongoing(c, lemma, prt)
     return []
+
+
+_HABIT_WORDS = frozenset("""every each usually often always sometimes daily weekly monthly regularly
+ normally generally mostly weekends weekdays mornings evenings nights""".split())
+
+
+def _habitual(c: Clause) -> bool:
+    """"I bring work home sometimes", "we go every weekend": said as a habit."""
+    return any(t.lower_ in _HABIT_WORDS for t in c.tokens) or any(
+        t.lower_ == "a" and t.head.lemma_ in ("week", "month", "day", "year") and t.head.i > t.i for t in c.tokens)
 
 
 def _ongoing(c: Clause, lemma: str, prt: str | None) -> list[Candidate]:
@@ -527,10 +565,13 @@ def _time_spent(v) -> list[Candidate]:
                 return [make("event", f"{x.lemma_}d{prep}" if x.lemma_.endswith("e") else f"{x.lemma_}ed{prep}",
                              what, None, text=f"user had the {obj.lower_} to {x.lemma_}{prep} {what}")]
         return []
-    if obj is None or obj.lemma_ not in ("time", "blast", "fun", "day", "weekend", "night", "evening", "experience"):
+    if obj is None or obj.lemma_ not in ("time", "blast", "fun", "day", "weekend", "night", "evening", "experience",
+                                         "afternoon", "morning", "hours", "week"):
         return []
     places = [o for p, o in fr._preps(v) + fr._preps(obj) if p in ("at", "in", "on") and o.pos_ in ("NOUN", "PROPN")
               and o.ent_type_ not in ("DATE", "TIME") and o.lemma_ not in w.TIME_NOUNS]
+    if not places and any(t.lower_ == "there" and t.dep_ == "advmod" for t in v.children) and fr._there(v) is not None:
+        places = [fr._there(v)]    # "have you been to Italy? I had a blast there last month"
     if places:
         what = ph.phrase(places[0])
         cand = make("event", "had a good time at", what, None, text=f"user had a {obj.lower_} at {what}")
@@ -547,7 +588,13 @@ def _time_spent(v) -> list[Candidate]:
             out.append(make("event", g.lower_, what, None, text=f"user had a {obj.lower_} {g.lower_} {what}"))
         elif inner is None and g.lemma_ not in w.EVENT_STOP:   # "a great experience hiking with my church friends"
             company = "".join(f" with {ph.phrase(o)}" for p, o in fr._preps(g)[:1] if p == "with")
-            out.append(make("event", "went", g.lower_, None, text=f"user went {g.lower_}{company}"))
+            where = next((o for p, o in fr._preps(v) + fr._preps(obj) if p in ("at", "in")
+                          and o.pos_ in ("NOUN", "PROPN") and o.ent_type_ not in ("DATE", "TIME")), None)
+            if where is not None:   # "spent some time at the shelter volunteering at the front desk"
+                out.append(make("event", f"went {g.lower_} at", ph.phrase(where), None,
+                                text=f"user went {g.lower_} at {ph.phrase(where)}"))
+            else:
+                out.append(make("event", "went", g.lower_, None, text=f"user went {g.lower_}{company}"))
     return out
 
 
@@ -676,7 +723,13 @@ def _event(c: Clause, lemma: str, prt: str | None) -> list[Candidate]:
         return []
     if lemma in ("have", "get", "do", "make", "take") and obj.lemma_ in w.ABSTRACT and not _specific(obj):
         return []
-    cand = make("event", pred, ph.phrase(obj), None, text=said)
+    what = ph.phrase(obj)
+    if lemma in ("take", "bring") and obj is fr._dobj(v) or (lemma in ("take", "bring") and fr._dobj(v) is not None
+                                                           and obj.i == fr._dobj(v).i):
+        dest = next((o for p, o in fr._preps(v) if p == "to" and o.pos_ in ("NOUN", "PROPN")), None)
+        if dest is not None:   # "took the kids to the museum": where is the memory
+            what = f"{what} to {ph.phrase(dest)}"
+    cand = make("event", pred, what, None, text=said)
     if _specific(obj):
         cand.notes.append("specific")   # "a council meeting for adoption", "a marching event": not just "an event"
     return [cand]
@@ -1088,7 +1141,9 @@ def _other(c: Clause, at: datetime, births: list) -> list[Candidate]:
         return [make("attribute", "is a member of", subj.lemma_, None, ends=True, text=f"the {subj.lemma_} split up")]
     if lemma == "expect" and (any(t.lemma_ in w.PARTNER for t in subj.subtree) or c.subject == "we"):
         return [make("plan", "is expecting", "baby", None, text="user is expecting a baby", valid_at=at)]
-    if lemma in ("look", "sound", "seem", "be") and c.subject == "other" and subj.pos_ in ("NOUN", "PROPN"):
+    if lemma in ("look", "sound", "seem", "be") and c.subject == "other" and subj.pos_ in ("NOUN", "PROPN") and any(
+            t.lower_ in ("i", "me", "my", "myself") for t in v.sent) and not any(
+            t.lower_ in ("you", "your") for t in v.sent):   # "that dish looks great" praises the listener
         adj = next((t for t in v.children if t.dep_ == "acomp" and t.lower_ in _OPINION), None)
         if adj is not None:
             cand = make("preference", "dislikes" if _OPINION[adj.lower_] < 0 else "likes", ph.phrase(subj),

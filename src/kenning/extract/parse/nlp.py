@@ -40,11 +40,12 @@ _QUOTES = {"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"', "\u2014":
 # One pass over the text, one alternative per kind of thing; every quantifier is single, so the
 # pass is linear on any input. A word is letters between non-word characters, never part of one.
 _PASS = re.compile(
-    r"(?P<space>[ \t\r\f\v\u00a0]+)|(?P<nl>\n+)|(?P<br>[()\[\]{}<>])"
+    r"(?P<label>^[ \t]*[A-Z][A-Za-z'.-]{0,30}(?: [A-Z][A-Za-z'.-]{0,30})?:(?=[ \t]))"
+    r"|(?P<space>[ \t\r\f\v\u00a0]+)|(?P<nl>\n+)|(?P<br>[()\[\]{}<>])"
     r"|(?P<word>(?<![\w'])[A-Za-z][A-Za-z']*(?![\w]))"
     r"|(?P<dash>-{2,})"
     r"|(?P<sym>[^\w\s])(?P=sym){3,}"
-    r"|(?P<other>[\u2018\u2019\u201c\u201d\u2013\u2014])")
+    r"|(?P<other>[\u2018\u2019\u201c\u201d\u2013\u2014])", re.M)
 _LETTER_RUN = re.compile(r"([A-Za-z])\1{3,}")
 REPEATS_KEPT = 3
 
@@ -79,7 +80,9 @@ class Cleaned:
                 emit(original[pos:m.start()], pos, m.start())
                 last_word, run = None, 0
             kind, a, b = m.lastgroup, m.start(), m.end()
-            if kind == "space":
+            if kind == "label":   # "Nate: Yeah, I've been …": a transcript's speaker label, not a word of the line
+                pass
+            elif kind == "space":
                 space(a, b)
             elif kind == "nl":
                 if parts and not parts[-1].endswith("\n"):

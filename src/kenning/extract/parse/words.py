@@ -115,3 +115,19 @@ NOT_ROLES = frozenset("""sucker lover fan believer dreamer thinker winner loser 
  parent mother father brother sister sibling partner neighbor neighbour customer client patient""".split())
 BARE_GERUNDS = BARE_GERUNDS | {"playing", "working", "pushing", "losing", "winning", "talking", "helping",
                                "learning", "chatting", "hanging", "spending", "taking", "putting"}
+# what a life is full of in a pep talk, and a memory can do nothing with ("chases dreams", "faces obstacles")
+PLATITUDES = frozenset("""dream dreams goal goals challenge challenges obstacle obstacles journey growth potential
+ impact situation spot addition top success successes chance chances hope hopes fear fears doubt doubts stress
+ balance peace strength courage kindness encouragement belief words difference change changes positivity
+ opportunity opportunities ups downs process moment memories passion passions heart mind soul vibe vibes
+ creativity confidence motivation support love joy happiness life world things others everyone people
+ texture voice color colour look looks view views""".split())
+# activities one does, said as a bare gerund: "does hiking" is a routine, "does plugging" is not
+ACTIVITY_GERUNDS = frozenset("""hiking running jogging swimming cycling biking climbing bouldering camping
+ fishing hunting skiing snowboarding surfing skating sailing rowing kayaking dancing singing painting drawing
+ sketching knitting sewing crocheting baking cooking gardening reading writing journaling blogging vlogging
+ gaming boxing wrestling fencing archery yoga pilates meditating meditation volunteering coaching tutoring
+ mentoring teaching traveling travelling backpacking photography birdwatching stargazing woodworking pottery
+ lifting weightlifting crossfit diving snorkeling snorkelling golfing bowling horseback riding riding
+ skateboarding parkour martial arts karate judo taekwondo kickboxing spinning rock climbing shopping
+ thrifting collecting composing drumming smoking vaping drinking gambling""".split())
