@@ -244,6 +244,9 @@ def _gate(c: Candidate) -> bool:
         return False
     if words[0] in w.BARE_GERUNDS and (len(words) == 1 or words[-1] in w.PRONOUN_OBJECTS):
         return False
+    if words[0] in ("other", "others") or obj in ("go", "shot", "try", "whirl", "look") and any(
+            p.startswith(("giv", "gav", "tak", "took", "hav", "had", "has")) for p in c.predicate.split()):
+        return False   # "each other's company", "giving it a go" (but "codes in Go")
     if c.kind in ("routine", "preference", "skill", "goal") and (obj in w.PLATITUDES or (
             words[-1] in w.PLATITUDES and "specific" not in c.notes and len(words) <= 2)):
         return False   # "is chasing dreams", "faces obstacles", "likes texture"
@@ -502,6 +505,9 @@ def _positive(c: Clause, lemma: str, prt: str | None) -> list[Candidate]:
     return []
 
 
+_LIFE_PASSIVES = frozenset("""promote hire fire lay accept admit diagnose marry engage divorce injure hurt rob
+ elect award nominate select draft sign reject mentor baptize baptise christen ordain discharge release
+ arrest sentence evict transfer relocate adopt scout recruit certify license licence graduate""".split())
 _HABIT_WORDS = frozenset("""every each usually often always sometimes daily weekly monthly regularly
  normally generally mostly weekends weekdays mornings evenings nights""".split())
 
@@ -572,6 +578,8 @@ def _time_spent(v) -> list[Candidate]:
               and o.ent_type_ not in ("DATE", "TIME") and o.lemma_ not in w.TIME_NOUNS]
     if not places and any(t.lower_ == "there" and t.dep_ == "advmod" for t in v.children) and fr._there(v) is not None:
         places = [fr._there(v)]    # "have you been to Italy? I had a blast there last month"
+    if any(t.lower_ in ("not", "bad", "terrible", "awful", "rough", "horrible", "miserable") for t in obj.subtree):
+        return []    # "a not-so-great experience at the hike"
     if places:
         what = ph.phrase(places[0])
         cand = make("event", "had a good time at", what, None, text=f"user had a {obj.lower_} at {what}")
@@ -698,7 +706,7 @@ def _event(c: Clause, lemma: str, prt: str | None) -> list[Candidate]:
         agent = next((o for t in v.children if t.dep_ == "agent" for o in t.children if o.dep_ == "pobj"), None)
         if agent is not None and agent.lower_ not in w.PRONOUN_OBJECTS:
             return [make("event", f"was {v.lower_} by", ph.phrase(agent), None, text=said)]
-        if v.lower_ not in ("done", "used", "born", "supposed", "said", "told", "asked"):
+        if v.lemma_ in _LIFE_PASSIVES:     # "I got promoted", "I was laid off"; not "I was freaked"
             return [make("event", "was", v.lower_, None, text=said)]
     gerund = obj if obj is not None and obj.tag_ == "VBG" else next(
         (t for t in v.children if t.tag_ == "VBG" and t.dep_ in ("xcomp", "advcl")), None) if lemma in (
@@ -904,6 +912,8 @@ def _negate(cand: Candidate) -> Candidate:
 
 def _copula_value(c: Clause, a) -> list[Candidate]:
     low = a.lower_
+    if any(t.dep_ == "det" and t.lower_ == "no" for t in a.children):
+        return []    # "I'm no writer like you"
     lemma = a.lemma_.lower()
     if low == "old" and c.subject == "user":
         num = next((t for t in a.subtree if t.like_num), None)
