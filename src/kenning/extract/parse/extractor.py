@@ -112,7 +112,10 @@ def _asks(doc) -> list[tuple[int, int]]:
     for i, s in enumerate(sents):
         asks = bool(REQUEST_START.match(s.text)) or any(
             t.lower_ == "you" and t.dep_ == "nsubj" and any(a.lower_ in _ASK_MODALS for a in t.head.children)
-            for t in s)
+            for t in s) or any(t.lower_ in ("please", "pls", "plz") for t in s) or any(
+            t.lemma_ in ("like", "prefer", "rather", "want") and t.i <= s.start + 4 and any(
+                c.lower_ in ("i", "me") for c in t.children) for t in s) and any(
+            t.lemma_ in _ANSWER_WORDS for t in s)   # "I'd like all times in 24-hour format", not "I like long walks"
         if not asks:
             continue
         end = s.end_char
@@ -123,6 +126,8 @@ def _asks(doc) -> list[tuple[int, int]]:
     return out
 
 
+_ANSWER_WORDS = frozenset("""answer reply response explanation time temperature unit format tone language code
+ example summary recipe measurement distance weight""".split())
 _ASK_MODALS = frozenset({"could", "can", "would", "will", "should", "please", "must"})
 
 

@@ -28,7 +28,7 @@ _COMPILED = [(slot, re.compile(rf"\b(?:{rx})\b", re.I)) for slot, rx in SLOTS]
 _LANG = re.compile(r"\b(?:in|to|into) (" + "|".join(sorted(lx.LANGUAGES, key=len, reverse=True)) + r")\b", re.I)
 _REQUEST_VERB = re.compile(r"\b(?:use|give|keep|make|write|reply|replying|answer|respond|talk|switch|explain|"
                            r"stick|be|get|go|show|put|format|list|drop|stop|skip|ditch|lose|quit|avoid|"
-                           r"change|set|speak|convert)\b", re.I)
+                           r"change|set|speak|convert|like|prefer|rather|want)\b", re.I)
 _DROP = re.compile(r"\b(?:drop|stop using|skip|ditch|lose|no more|quit|without|don't use|do not use|avoid)\b", re.I)
 _UNIT_VALUE = {"metric": "metric", "celsius": "metric", "kilometres": "metric", "kilometers": "metric",
                "kilograms": "metric", "kilos": "metric", "metres": "metric", "meters": "metric",
