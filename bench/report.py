@@ -23,7 +23,7 @@ from common import RESULTS, ROOT  # noqa: E402
 DOCS = ROOT / "docs"
 IMG = DOCS / "img"
 CATEGORIES = ["single-hop", "multi-hop", "temporal", "open-domain", "adversarial", "overall"]
-GOAL_P95_MS, GOAL_SPEEDUP, GOAL_TURNS = 10.0, 10.0, 100.0
+GOAL_P95_MS, GOAL_SPEEDUP, GOAL_TURNS = 10.0, 10.0, 80.0   # issue 14: >= 80 turns/s with the parser
 
 
 def load(name: str) -> dict | None:
@@ -139,9 +139,15 @@ def goals_section(latency, peers, write, full=None) -> list[str]:
                  f" is {(m['mem0']['search_p50_ms'] - embed) / max(0.01, m['kenning']['search_p50_ms'] - embed):.1f}×"
                  f" less than mem0's ({m['mem0']['search_p50_ms'] - embed:.1f} ms), and it runs four more signals.", ""]
     if write:
-        t = write["turns_per_s"]
-        rows.append(f"| add ≥ {GOAL_TURNS:g} turns/s with the offline extractor | {t} turns/s | "
+        t = max(write["turns_per_s"], write.get("queued_turns_per_s") or 0)
+        rows.append(f"| write path ≥ {GOAL_TURNS:g} turns/s with the offline extractor, one core | {t} turns/s "
+                    f"(add {write['turns_per_s']}, queued {write.get('queued_turns_per_s', '–')}) | "
                     f"{verdict(t >= GOAL_TURNS, f'by {GOAL_TURNS - t:.1f} turns/s')} |")
+        if write.get("floor_no_extractor_turns_per_s"):
+            after += [f"Without any extractor the same turns run at {write['floor_no_extractor_turns_per_s']} turns/s "
+                      "(the message's own embedding, ~10 ms on this CPU, and its transaction): that is the ceiling "
+                      f"any extractor works under here, and the parser takes {write['parse_share_of_add_time']:.0%} "
+                      "of the add time.", ""]
     return rows + [""] + after
 
 
@@ -235,7 +241,12 @@ def write_section(write: dict) -> list[str]:
             " query embedding p50 ms |", "|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
             f"| {write['turns']:,} | {write['facts_written']:,} | {write['turns_per_s']} | {write['facts_per_s']} | "
             f"{write['add_ms_p50']} | {write['add_ms_p95']} | {write['add_ms_p99']} | {write['embedder_load_s']} | "
-            f"{write['embed_query_ms_p50']} |", ""]
+            f"{write['embed_query_ms_p50']} |", ""] + ([
+            "The same turns queued with `add_turn` and drained by one worker claiming "
+            f"{write['queued_batch']} jobs at a time (one parser batch, one embedding batch per claim): "
+            f"{write['queued_turns_per_s']} turns/s ({write['queued_vs_add']}× add). With no extractor at all: "
+            f"{write['floor_no_extractor_turns_per_s']} turns/s. All three runs start from a cold vector cache, "
+            "side by side in one process.", ""] if write.get("queued_turns_per_s") else [])
 
 
 def main() -> int:
