@@ -76,7 +76,10 @@ class ParseExtractor(Extractor):
                         if (got.predicate, got.object) not in have:
                             got.source_quote = clean.source(a + start, a + end)
                             cands.append(got)
-            out.append(_unique(cands + _named_pet(clean, cands)))
+            cands = _unique(cands + _named_pet(clean, cands))
+            gone = {c.object.lower() for c in cands if c.ends and c.kind == "relation" and c.object}
+            # "Our dog Rocco had to be put down": the message names the dog as it ends it; only the end stays
+            out.append([c for c in cands if c.ends or c.kind != "relation" or c.object.lower() not in gone])
         return out
 
 
@@ -222,7 +225,10 @@ def _date(cand: Candidate, c: Clause, at: datetime) -> None:
         return
     when = c.date.when
     if cand.ends:
-        cand.valid_at = when
+        if when <= at or c.tense == "future" or "may_start_later" in cand.notes:
+            cand.valid_at = when   # "not on Instagram anymore, deleted it in January": a past January
+        elif c.date.kind in ("month", "month_day", "day_month"):
+            cand.valid_at = when.replace(year=when.year - 1) if when.replace(year=when.year - 1) <= at else None
         return
     if cand.kind in ("routine", "skill", "preference", "goal") and c.date.kind not in (
             "since", "since_year", "for_n", "ago") and not (c.verb.lemma_ in w.CHANGE_VERBS and c.tense == "past") \
@@ -291,6 +297,9 @@ def _clause(c: Clause, at: datetime) -> list[Candidate]:
         thing = next((o for p, o in fr._preps(v) if p == "with"), None)   # "I'm done with chess"
         if thing is not None and thing.lower_ in ("it", "that", "them"):
             thing = _antecedent(thing)
+        if thing is not None and (ph.is_name(thing) and thing.ent_type_ in ("PERSON", "")):
+            # "Im so done with Mike": a person one is done with is a partner who is not one any more
+            return [make("relation", "has partner", thing.lower_, None, ends=True, text=f"user is done with {thing.text}")]
         if thing is not None and thing.pos_ in ("NOUN", "PROPN") and thing.lemma_ not in w.ABSTRACT \
                 and thing.lemma_ not in _TASKS:
             what = ph.phrase(thing)
@@ -804,7 +813,9 @@ def _ending(c: Clause, lemma: str, prt: str | None) -> list[Candidate] | None:
         if obj is not None and ph.is_name(obj):
             return [make("relation", "has", obj.lower_, None, ends=True, text=f"{obj.lower_} died")]
     if lemma in w.BREAKUP_VERBS or phrasal in w.BREAKUP_PHRASAL or (lemma == "split" and c.subject in ("we", "user")):
-        names = [p.text for p in c.partners if ph.is_name(p)]
+        # "me and jonah broke up": a partner in the subject is a person whatever the case it is written in
+        names = [p.text for p in c.partners if ph.is_name(p) or p.pos_ in ("PROPN", "NOUN") and p.is_alpha
+                 and p.lemma_.lower() not in w.RELATION_NOUNS and p.lower_ not in w.PRONOUN_OBJECTS]
         for prep, o in fr._preps(v):
             if prep == "with" and ph.is_name(o):
                 names.append(o.text)
@@ -852,8 +863,14 @@ def _ending(c: Clause, lemma: str, prt: str | None) -> list[Candidate] | None:
             return [make("attribute", "is", "retired", None, text="user is retired")]
         return []
     thing = ph.phrase(obj)
+    if obj.lower_ in ("it", "them", "that") and c.tense != "future":
+        obj = _antecedent(obj) or obj     # "Gave up the cello … Sold it to a student": it is the cello
+        if obj.lower_ in ("it", "them", "that"):
+            return []
+        thing = ph.phrase(obj)
     if obj.lemma_ in w.JOB_NOUNS:
-        orgs = [o for p, o in fr._preps(obj) if p in ("at", "with")]
+        orgs = [o for p, o in fr._preps(obj) + fr._preps(v) if p in ("at", "with", "from")
+                and o.pos_ in ("PROPN", "NOUN") and o.ent_type_ not in ("DATE", "TIME") and o.lemma_ not in w.TIME_NOUNS]
         if not orgs:
             return [make("attribute", "works at", "", None, ends=True)]
         thing = ph.phrase(orgs[0])
@@ -891,6 +908,9 @@ def _copula(c: Clause) -> list[Candidate]:
             # "Next month, I'm off to Ireland for a semester": a trip or a move, from its date
             out.append(make("plan", "is going to", ph.phrase(o), "PLACE", text=f"user is off to {ph.phrase(o)}"))
             continue
+        if p == "on" and c.negated and c.ended and o.pos_ == "PROPN" and c.subject == "user":
+            out.append(make("routine", "uses", ph.phrase(o), None, ends=True, text=f"user left {ph.phrase(o)}"))
+            continue   # "I'm not on Instagram anymore"
         if p in ("in", "on") and o.lemma_ in w.GROUP_NOUNS | w.PROGRAM_NOUNS and c.subject in ("user", "we") and \
                 not c.negated:   # "I'm finally in the study abroad program", "I'm on the team"
             out.append(make("attribute", "is a member of", ph.phrase(o), "ORG"))
@@ -904,7 +924,7 @@ def _copula(c: Clause) -> list[Candidate]:
             out.append(make("attribute", "takes", ph.phrase(o), None, text=f"user takes {ph.phrase(o)}"))
     if c.negated:
         if c.ended:
-            return [_as_end(x) for x in out]
+            return [x if x.ends else _as_end(x) for x in out]
         return [_negate(x) for x in out if x.predicate != "is named"]
     return out
 
@@ -1036,7 +1056,7 @@ def _end_of(sent) -> list[Candidate]:
     out = []
     for t in sent:
         if not (t.lower_ == "end" and t.pos_ == "NOUN" or t.lower_ == "more" and any(
-                c.lower_ == "no" for c in t.children)):
+                c.lower_ == "no" for c in list(t.children) + list(t.head.children))):
             continue
         me = any(p.lower_ == "for" and any(o.lower_ in ("me", "us") for o in p.children)
                  for p in list(t.children) + list(t.head.children) if p.dep_ == "prep")
@@ -1058,7 +1078,18 @@ def _verbless(sent, clauses, at) -> list[Candidate]:
     now", "so vegetarian now I guess"), "N days without a cigarette", "caffeine free"."""
     out = []
     others = {t.i for c in clauses if c.subject in ("other", "my") for t in c.tokens}
+    low = sent.text.lower()
+    first = next((t for t in sent if not t.is_punct), None)
+    if first is not None and first.lower_ in ("quit", "stopped", "ditched") and first.i + 1 < sent.end:
+        nxt = first.nbor(1)   # "Quit smoking three weeks ago": the parser reads a sentence-first "Quit" as a name
+        if nxt.pos_ in ("NOUN", "VERB") and nxt.lower_ not in w.PRONOUN_OBJECTS:
+            thing = w.SYNONYMS.get(nxt.lower_, nxt.lower_)
+            out.append(make("routine", "does", thing, None, ends=True, text=f"user stopped {thing}"))
     for t in sent:
+        if t.lower_ in w.DIETS and any(x.dep_ == "neg" for x in t.children) and (
+                "anymore" in low or "any more" in low or "no longer" in low):
+            out.append(make("attribute", "follows diet", t.lower_, None, ends=True, text=f"user is no longer {t.lower_}"))
+            continue   # "not vegetarian anymore btw"
         if t.i in others and not (t.lower_ in w.DIETS and t.pos_ == "VERB"):
             continue
         if (t.lower_ in w.DIETS) and t.dep_ in ("ROOT", "appos", "npadvmod", "conj", "dobj", "attr", "nmod",
@@ -1129,14 +1160,26 @@ def _other(c: Clause, at: datetime, births: list) -> list[Candidate]:
         return []
     prt = next((t.lower_ for t in v.children if t.dep_ == "prt"), None)
     subject_words = [t for t in subj.subtree]
-    name = next((t for t in subject_words if ph.is_name(t)), None)
-    if lemma in w.DEATH_VERBS and (lemma != "pass" or prt == "away" or any(t.lower_ == "away" for t in v.subtree)):
+    name = next((t for t in subject_words if ph.is_name(t)), None) or next(
+        (t for t in subject_words if t.text[:1].isupper() and t.is_alpha and t.i > t.sent.start
+         and t.lemma_.lower() not in w.RELATION_NOUNS and t.lemma_.lower() not in w.PET_NOUNS), None)   # "My cat Pickles"
+    if lemma in w.DEATH_VERBS and (lemma != "pass" or prt == "away" or any(t.lower_ == "away" for t in v.subtree)
+                                   or subj.lower_ in ("he", "she")):
         target = name.text.lower() if name is not None else ph.phrase(subj).lower()
+        if subj.lower_ in ("he", "she", "they"):
+            # "He died in February", "when she passed in November": the family member named before
+            before = [t for t in v.doc[max(0, v.i - 40):v.i] if (t.lemma_.lower() in w.RELATION_NOUNS or t.lower_
+                      in w.RELATION_NOUNS) and any(c.lower_ in ("my", "our") for c in t.children)]
+            if not before:
+                return []
+            rel = before[-1]
+            target = w.RELATION_NOUNS.get(rel.lower_) or w.RELATION_NOUNS.get(rel.lemma_.lower())
+            return [make("relation", f"has {target}", "", None, ends=True, text=f"user's {target} died")]
         return [make("relation", "has", target, None, ends=True, text=f"{target} died")]
     if lemma == "put" and any(t.lower_ == "sleep" for t in v.subtree) or lemma == "have" and any(
-            t.lemma_ == "put" and any(g.lower_ == "sleep" for g in t.subtree) for t in v.subtree):
+            t.lemma_ == "put" and any(g.lower_ in ("sleep", "down") for g in t.subtree) for t in v.subtree):
         for t in list(subj.subtree) + list(v.subtree):   # "have Bess put to sleep", "had him put to sleep"
-            if ph.is_name(t) and t.dep_ in ("nsubj", "nsubjpass", "dobj"):
+            if ph.is_name(t) and t.dep_ in ("nsubj", "nsubjpass", "dobj", "appos"):
                 return [make("relation", "has", t.lower_, None, ends=True, text=f"{t.lower_} died")]
     if subj.lemma_ == "divorce" and lemma in ("finalize", "come", "go", "be", "settle") and c.tense == "past" \
             and not c.negated and (subj.i == 0 or any(t.lower_ in ("my", "our", "the") for t in subj.children)):
@@ -1156,9 +1199,10 @@ def _other(c: Clause, at: datetime, births: list) -> list[Candidate]:
         return [make("attribute", "is a member of", subj.lemma_, None, ends=True, text=f"the {subj.lemma_} split up")]
     if lemma == "expect" and (any(t.lemma_ in w.PARTNER for t in subj.subtree) or c.subject == "we"):
         return [make("plan", "is expecting", "baby", None, text="user is expecting a baby", valid_at=at)]
-    if lemma in ("look", "sound", "seem", "be") and c.subject == "other" and subj.pos_ in ("NOUN", "PROPN") and any(
-            t.lower_ in ("i", "me", "my", "myself") for t in v.sent) and not any(
-            t.lower_ in ("you", "your") for t in v.sent):   # "that dish looks great" praises the listener
+    if lemma in ("look", "sound", "seem", "be") and c.subject == "other" and subj.pos_ in ("NOUN", "PROPN") and not any(
+            t.lower_ in ("you", "your", "yours") for t in v.sent) and not any(
+            t.dep_ == "det" and t.lower_ in ("that", "this") for t in subj.children):
+        # "the corola hybrid looks great" (a thing the user brought up); not "that dish looks great, did you …"
         adj = next((t for t in v.children if t.dep_ == "acomp" and t.lower_ in _OPINION), None)
         if adj is not None:
             cand = make("preference", "dislikes" if _OPINION[adj.lower_] < 0 else "likes", ph.phrase(subj),

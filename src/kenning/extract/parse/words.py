@@ -112,7 +112,8 @@ POSSESSIONS = frozenset("""car cars bike bikes bicycle motorbike motorcycle scoo
 NOT_ROLES = frozenset("""sucker lover fan believer dreamer thinker winner loser member user beginner
  supporter follower admirer owner reader viewer listener watcher talker worrier overthinker
  perfectionist optimist pessimist introvert extrovert survivor warrior fighter rookie newbie
- parent mother father brother sister sibling partner neighbor neighbour customer client patient""".split())
+ parent mother father brother sister sibling partner neighbor neighbour customer client patient
+ smoker drinker vaper gamer runner""".split())
 BARE_GERUNDS = BARE_GERUNDS | {"playing", "working", "pushing", "losing", "winning", "talking", "helping",
                                "learning", "chatting", "hanging", "spending", "taking", "putting"}
 # what a life is full of in a pep talk, and a memory can do nothing with ("chases dreams", "faces obstacles")
