@@ -258,9 +258,13 @@ def _gate(c: Candidate) -> bool:
     if words[0] in ("other", "others") or obj in ("go", "shot", "try", "whirl", "look") and any(
             p.startswith(("giv", "gav", "tak", "took", "hav", "had", "has")) for p in c.predicate.split()):
         return False   # "each other's company", "giving it a go" (but "codes in Go")
-    if c.kind in ("routine", "preference", "skill", "goal") and (obj in w.PLATITUDES or (
+    if (c.kind in ("routine", "preference", "skill", "goal", "event") or c.predicate == "works on") and (
+            obj in w.PLATITUDES or (
             words[-1] in w.PLATITUDES and "specific" not in c.notes and len(words) <= 2)):
-        return False   # "is chasing dreams", "faces obstacles", "likes texture"
+        return False   # "is chasing dreams", "faces obstacles", "likes texture", "met new people"
+    if any(x in ("something", "anything", "everything", "nothing", "sense", "feeling") for x in words) or any(
+            x in ("it", "them", "their", "his", "her") for x in words[1:]):
+        return False   # "doing something similar", "a real sense of peace", "make their lives better"
     if c.predicate == "does" and len(words) == 1 and words[0].endswith("ing") and words[0] not in w.ACTIVITY_GERUNDS:
         return False   # "keep plugging away" is no hobby called plugging
     if any(x in ("what", "which", "who", "whom", "how", "your", "yours") for x in words[1:]) or words[0] in (

@@ -27,7 +27,14 @@ def span_tokens(head, keep_of: bool = True) -> list:
         if depth > 6:
             return
         amp = any(c.dep_ == "cc" and c.text == "&" for c in tok.children) and tok.pos_ == "PROPN"
+        keeps = KEEP_PREPS.get(tok.lemma_.lower(), ()) if depth == 0 else ()
         for child in tok.children:
+            if child.dep_ == "prep" and child.lower_ in keeps and child.i > tok.i and any(
+                    o.dep_ == "pobj" and o.pos_ in ("NOUN", "PROPN") and o.ent_type_ not in ("DATE", "TIME")
+                    for o in child.children):
+                toks.append(child)     # "a trip to Universal Studios", "a class in pottery": which one
+                walk(child, depth + 1)
+                continue
             if amp and child.dep_ in ("cc", "conj") and child.i > tok.i:
                 toks.append(child)     # "Baird & Warner", "Marks & Spencer": one name
                 continue
@@ -63,6 +70,15 @@ def span_tokens(head, keep_of: bool = True) -> list:
         if nxt.head.i == out[-1].i + 1 and any(ch.isdigit() for ch in nxt.text):
             out = out + [doc[out[-1].i + 1], nxt]
     return out
+
+
+# a noun that says little without its complement, and the prepositions that bring it
+KEEP_PREPS = {"trip": ("to",), "vacation": ("to", "in"), "holiday": ("to", "in"), "visit": ("to",),
+              "flight": ("to",), "ticket": ("to", "for"), "class": ("in", "on"), "course": ("in", "on"),
+              "lesson": ("in",), "degree": ("in",), "book": ("about", "on", "by"), "documentary": ("about", "on"),
+              "program": ("in", "for"), "programme": ("in", "for"), "camp": ("for",), "workshop": ("on", "in"),
+              "conference": ("on", "in"), "tournament": ("in",), "fan": ("of",), "tour": ("of", "to"),
+              "move": ("to",), "job": ("at", "as"), "internship": ("at",), "race": ("in",)}
 
 
 def text_of(tokens) -> str:

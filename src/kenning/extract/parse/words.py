@@ -62,13 +62,15 @@ ABSTRACT = frozenset(lx.TRANSIENT | lx.ACQUIRED_TRANSIENT | {"keys", "key", "job
                                      "stuff", "lots", "heaps", "loads", "part", "side", "step", "steps",
                                      # what a chat shows rather than what a life holds
                                      "photo", "photos", "pic", "pics", "picture", "pictures", "selfie", "snap",
-                                     "screenshot", "video", "clip", "link", "post", "shot"})
+                                     "screenshot", "video", "clip", "link", "post", "shot",
+                                     "note", "cheers", "cheer", "agreement"})   # "on another note", "cheers for asking"
 # a gerund alone says nothing ("hates being", "loves going")
 BARE_GERUNDS = frozenset({"being", "going", "having", "doing", "getting", "making", "trying", "seeing"})
 SYNONYMS = {"cigarette": "smoking", "cigarettes": "smoking", "cigs": "smoking", "caffeine": "coffee",
             "alcohol": "drinking", "booze": "drinking"}
 # verbs whose past tense is a passing moment, not something worth keeping as an event
 EVENT_STOP = frozenset("""say tell ask think know see look hear feel want need get make let try mean guess hope
+ agree disagree appreciate
  wonder forget remember realize realise notice seem sound call text message email reply thank chat talk
  write read give take put keep come go be have do""".split())
 # how "I stopped/quit/gave up X" words the thing that ends; the write path matches it on any predicate
@@ -122,7 +124,8 @@ PLATITUDES = frozenset("""dream dreams goal goals challenge challenges obstacle 
  balance peace strength courage kindness encouragement belief words difference change changes positivity
  opportunity opportunities ups downs process moment memories passion passions heart mind soul vibe vibes
  creativity confidence motivation support love joy happiness life world things others everyone people
- texture voice color colour look looks view views""".split())
+ texture voice color colour look looks view views project projects connection connections details detail
+ wishes wish idea ideas plans stuff""".split())
 # activities one does, said as a bare gerund: "does hiking" is a routine, "does plugging" is not
 ACTIVITY_GERUNDS = frozenset("""hiking running jogging swimming cycling biking climbing bouldering camping
  fishing hunting skiing snowboarding surfing skating sailing rowing kayaking dancing singing painting drawing
