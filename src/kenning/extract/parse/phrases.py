@@ -60,6 +60,7 @@ def span_tokens(head, keep_of: bool = True) -> list:
         out = out[1:]
     while out and (out[-1].is_punct or out[-1].lower_ in FILLER) and out[-1] is not head:
         out = out[:-1]
+    out = _hyphen_whole(out)
     demo = next((c for c in head.children if c.dep_ == "det" and c.lower_ in ("this", "that", "these", "those")), None)
     if demo is not None and head.pos_ == "NOUN" and len(out) == 1 and demo.i < out[0].i:
         # only a bare noun: "this app" is the one in the chat; "this amazing business dude" is a story's "a"
@@ -79,6 +80,38 @@ KEEP_PREPS = {"trip": ("to",), "vacation": ("to", "in"), "holiday": ("to", "in")
               "program": ("in", "for"), "programme": ("in", "for"), "camp": ("for",), "workshop": ("on", "in"),
               "conference": ("on", "in"), "tournament": ("in",), "fan": ("of",), "tour": ("of", "to"),
               "move": ("to",), "job": ("at", "as"), "internship": ("at",), "race": ("in",)}
+
+
+def _hyphen_whole(out: list) -> list:
+    """"one-on-one mentoring", "emotionally-driven films", "de-stress": a word the tokenizer split at
+    its hyphens stays whole (the parser hangs the parts anywhere)."""
+    if not out:
+        return out
+    doc = out[0].doc
+    lo, hi = out[0].i, out[-1].i
+    chosen = {t.i for t in out}
+    for _ in range(4):   # walk outwards over "x-y" joins written without spaces
+        if lo >= 2 and doc[lo - 1].text == "-" and not doc[lo - 2].whitespace_ and not doc[lo - 1].whitespace_ \
+                and doc[lo - 2].is_alpha:
+            chosen |= {lo - 1, lo - 2}
+            lo -= 2
+        elif hi + 2 < len(doc) and doc[hi + 1].text == "-" and not doc[hi].whitespace_ and \
+                not doc[hi + 1].whitespace_ and doc[hi + 2].is_alpha:
+            chosen |= {hi + 1, hi + 2}
+            hi += 2
+        else:
+            break
+    joins = [t.i for t in doc[max(lo, 1):hi + 1] if t.text == "-" and not t.whitespace_
+             and not doc[t.i - 1].whitespace_ and t.i + 1 < len(doc)]
+    for _ in range(len(joins) + 1):   # a hyphen joins its neighbours once either side is in
+        grew = False
+        for h in joins:
+            if ({h - 1, h + 1} & chosen) and not {h - 1, h, h + 1} <= chosen:
+                chosen |= {h - 1, h, h + 1}
+                grew = True
+        if not grew:
+            break
+    return [t for t in doc[lo:hi + 1] if t.i in chosen]
 
 
 def text_of(tokens) -> str:
