@@ -750,8 +750,8 @@ def _event(c: Clause, lemma: str, prt: str | None) -> list[Candidate]:
     if lemma in ("have", "get", "do", "make", "take") and obj.lemma_ in w.ABSTRACT and not _specific(obj):
         return []
     what = ph.phrase(obj)
-    if lemma in ("take", "bring") and obj is fr._dobj(v) or (lemma in ("take", "bring") and fr._dobj(v) is not None
-                                                           and obj.i == fr._dobj(v).i):
+    direct = fr._dobj(v)
+    if lemma in ("take", "bring") and direct is not None and obj.i == direct.i:
         dest = next((o for p, o in fr._preps(v) if p == "to" and o.pos_ in ("NOUN", "PROPN")), None)
         if dest is not None:   # "took the kids to the museum": where is the memory
             what = f"{what} to {ph.phrase(dest)}"
