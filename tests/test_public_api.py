@@ -117,3 +117,14 @@ def test_a_real_round_trip_returns_the_contract_types(mem):
     assert mem.delete_fact("sam", r.memory_ids[0]) is None
     assert mem.list_facts("sam").total == 0
     assert mem.embed_pending() == 0
+
+
+def test_importing_the_sdk_starts_no_threads():
+    """The HTTP client and the result types load without the ranking engine's thread pool running."""
+    import subprocess
+    import sys
+
+    code = ("import threading, kenning, kenning.client; from kenning.model import RecallResult; "
+            "print(threading.active_count())")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "1"

@@ -8,8 +8,7 @@ from .errors import (Conflict, ConfigError, DocumentConflict, MemoryAmbiguous, M
 from .extract.base import Candidate, Extractor
 from .memory import Memory
 from .model import (AddResult, Entity, Episode, Fact, FactPage, Job, MemoryStatus, MessageHit, Note, NoteHit, Receipt,
-                    Scope)
-from .recall import RecallItem, RecallResult
+                    RecallItem, RecallResult, Scope)
 
 __version__ = "0.1.0"
 __all__ = [

@@ -23,8 +23,7 @@ from pydantic import TypeAdapter
 from . import errors as _errors
 from .errors import ConfigError, KenningError
 from .model import (AddResult, CoreFile, CoreFileVersion, DatasetPage, Document, Entity, Episode, FactPage, Job,
-                    MemoryStatus, MessageHit, Note, NoteHit, Receipt)
-from .recall import RecallResult
+                    MemoryStatus, MessageHit, Note, NoteHit, Receipt, RecallResult)
 
 ERRORS: dict[str, type[KenningError]] = {}
 for _cls in [c for c in vars(_errors).values() if isinstance(c, type) and issubclass(c, KenningError)]:

@@ -16,8 +16,9 @@ from .config import Settings
 from .embed.base import CachedEmbedder, Embedder
 from .errors import ConfigError, InputError, InvalidScope, NotFound
 from .extract.base import Extractor
-from .model import JOB_STATUSES, AddResult, DatasetPage, Entity, FactPage, Job, MemoryStatus, Receipt, Scope
-from .recall import Recaller, RecallResult
+from .model import (JOB_STATUSES, AddResult, DatasetPage, Entity, FactPage, Job, MemoryStatus, Receipt, RecallResult,
+                    Scope)
+from .recall import Recaller
 from .store.base import FactQuery, Store
 from .store.sqlite import SQLiteStore
 from .jobs import WorkerThreads

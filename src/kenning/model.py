@@ -236,3 +236,25 @@ class DatasetPage(BaseModel):
     total: int
     limit: int
     offset: int
+
+
+class RecallItem(BaseModel):
+    kind: str                      # fact | note | message
+    id: str
+    text: str
+    score: float
+    signals: dict[str, float] = Field(default_factory=dict)
+    fact: Fact | None = None
+    note: Note | None = None
+    message: MessageHit | None = None
+    episode_id: str | None = None   # the message an item traces to (a fact: where it came from)
+    message_id: str | None = None   # a message item's own id
+
+
+class RecallResult(BaseModel):
+    query: str
+    context: str
+    facts: list[Fact] = Field(default_factory=list)
+    notes: list[Note] = Field(default_factory=list)
+    messages: list[MessageHit] = Field(default_factory=list)
+    items: list[RecallItem] = Field(default_factory=list)

@@ -10,6 +10,7 @@ signals found it and with what raw score.
 """
 from __future__ import annotations
 
+import functools
 import re
 from collections import OrderedDict
 from collections.abc import Callable
@@ -18,11 +19,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 import numpy as np
-from pydantic import BaseModel, Field
 
 from . import timeutil
 from .embed.base import Embedder
-from .model import Episode, Fact, MessageHit, Note, NoteHit, Scope
+from .model import Episode, Fact, MessageHit, Note, NoteHit, RecallItem, RecallResult, Scope
 from .store.base import Store
 
 STOPWORDS = frozenset("""a an the of to in on at for and or is are was were be been do does did what which
@@ -30,7 +30,6 @@ STOPWORDS = frozenset("""a an the of to in on at for and or is are was were be b
  any some about know tell me you your my i we our has have had there all with from by as can could
  would should will into than then so if not no yes please did ever""".split())
 MAX_QUERY_TERMS = 64
-_POOL = ThreadPoolExecutor(max_workers=8, thread_name_prefix="kenning-recall")
 REDUNDANT = 0.5  # weight of a second item from the same message
 TOKEN_PIECES = re.compile(r"\w+|[^\w\s]")
 MIN_KEYWORD = 0.05  # BM25 below this means the words are everywhere: no evidence either way
@@ -56,6 +55,12 @@ SLOT_HINTS = [
 ]
 
 
+@functools.lru_cache(maxsize=1)
+def _pool() -> ThreadPoolExecutor:
+    """The side-by-side reads' threads, made on the first parallel recall: importing starts nothing."""
+    return ThreadPoolExecutor(max_workers=8, thread_name_prefix="kenning-recall")
+
+
 @dataclass(frozen=True)
 class Preset:
     """How signals are weighed and how deep each list is read: a named, measured strategy."""
@@ -78,28 +83,6 @@ HYBRID = Preset("hybrid", {
 }, rrf_k=5, neighbors=10)
 DENSE = Preset("dense", {("fact", "vector"): 1.0, ("message", "vector"): 1.0, ("note", "vector"): 1.0})
 PRESETS = {p.name: p for p in (HYBRID, DENSE)}
-
-
-class RecallItem(BaseModel):
-    kind: str                      # fact | note | message
-    id: str
-    text: str
-    score: float
-    signals: dict[str, float] = Field(default_factory=dict)
-    fact: Fact | None = None
-    note: Note | None = None
-    message: MessageHit | None = None
-    episode_id: str | None = None   # the message an item traces to (a fact: where it came from)
-    message_id: str | None = None   # a message item's own id
-
-
-class RecallResult(BaseModel):
-    query: str
-    context: str
-    facts: list[Fact] = Field(default_factory=list)
-    notes: list[Note] = Field(default_factory=list)
-    messages: list[MessageHit] = Field(default_factory=list)
-    items: list[RecallItem] = Field(default_factory=list)
 
 
 def query_terms(query: str) -> str:
@@ -177,7 +160,7 @@ class Recaller:
         them side by side, so a recall waits for the slowest read, not for their sum."""
         if not getattr(self.store, "parallel_reads", False) or len(reads) < 2:
             return {key: read() for key, read in reads.items()}
-        futures = {key: _POOL.submit(read) for key, read in reads.items()}
+        futures = {key: _pool().submit(read) for key, read in reads.items()}
         return {key: future.result() for key, future in futures.items()}
 
     def _add_neighbors(self, scope: Scope, fused, signals, exclude_chat: str | None) -> None:

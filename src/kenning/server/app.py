@@ -24,7 +24,7 @@ from ..errors import InputError, KenningError, MemoryToolError, PermissionDenied
 from ..memory import Memory
 from ..model import (AddResult, CoreFile, CoreFileVersion, DatasetPage, Document, Entity, Episode, FactPage, Job,
                      MessageHit, Note, NoteHit)
-from ..recall import RecallResult
+from ..model import RecallResult
 from .access import memory_for
 from .dashboard import create_dashboard, is_page
 from .limits import BodyLimit
