@@ -143,7 +143,7 @@ def print_table(report, ks):
 def kenning_system(mem, preset=None):
     def run(dataset, question, turns, limit):
         if preset is not None:
-            mem._reader.preset = preset
+            mem.services.reader.preset = preset
         res = mem.recall(question, dataset=dataset, limit=min(100, limit))
         return [item_ids(i) for i in res.items]
     return run
@@ -173,7 +173,7 @@ def main(argv=None):
             "dense-only": kenning_system(mem, DENSE),
         }
         results, timings = evaluate(mem, samples, ks, systems)
-        mem._reader.preset = HYBRID
+        mem.services.reader.preset = HYBRID
         mem.close()
     report = table(results, ks)
     print_table(report, ks)

@@ -46,7 +46,7 @@ def turns(path: Path, limit: int | None):
 
 def cold(mem) -> None:
     """Empty the process-wide vector cache, so a timed run embeds every text it needs."""
-    cache = getattr(mem._writer.embedder, "_cache", None)
+    cache = getattr(mem.services.writer.embedder, "_cache", None)
     if cache is not None:
         cache.clear()
 
@@ -99,7 +99,7 @@ def main(argv=None):
         for i, (dataset, text, at, dia) in enumerate(data):
             qmem.add_turn(dataset, "user", text, at=at, message_id=f"{dia}-{i}")
         enqueue_s = time.perf_counter() - t
-        worker = Worker(qmem, batch=args.batch)
+        worker = Worker(qmem.services, batch=args.batch)
         cold(qmem)   # the add run above filled the shared vector cache with these very texts
         t = time.perf_counter()
         while worker.run_batch():

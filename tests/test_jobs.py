@@ -82,10 +82,10 @@ def test_worker_that_loses_its_lease_commits_nothing(store_url):
     url = store_url
     with Memory(url, settings=Settings(worker_threads=0)) as mem:
         r = mem.add_turn("sam", "user", "I live in Berlin.", at=at(0))
-        slow = Worker(mem, lease_seconds=0.01, name="slow")
+        slow = Worker(mem.services, lease_seconds=0.01, name="slow")
         job = mem.store.claim("slow", 0.01, datetime.now(timezone.utc))
         time.sleep(0.05)                                   # its lease runs out
-        fast = Worker(mem, lease_seconds=30, name="fast")
+        fast = Worker(mem.services, lease_seconds=30, name="fast")
         assert fast.run_once().request_id == r.request_id  # reclaimed and done
         with pytest.raises(Exception):
             with mem.store.transaction(job.scope):
@@ -127,7 +127,7 @@ def test_close_stops_the_workers(new_memory):
     mem = new_memory()
     mem.add_turn("sam", "user", "I live in Berlin.")
     mem.flush(timeout=30)
-    threads = list(mem._workers.threads)
+    threads = list(mem.workers.threads)
     assert threads and all(t.is_alive() for t in threads)
     mem.close()
     assert not any(t.is_alive() for t in threads)
@@ -165,7 +165,7 @@ def test_a_batched_worker_stores_what_add_stores(new_memory):
         for i, (who, text) in enumerate(BATCH_TURNS):
             queued.add_turn(who, "user", text, at=at(i))
             direct.add(text, dataset=who, at=at(i))
-        worker = Worker(queued, batch=16)
+        worker = Worker(queued.services, batch=16)
         first = worker.run_batch()
         assert len(first) == 3          # one job per dataset in flight: the heads of ana, ben and cal
         assert len(worker.run_batch()) == 3
@@ -180,7 +180,7 @@ def test_one_bad_job_in_a_batch_fails_alone(new_memory):
         mem.add("I live in Oslo.", dataset="dee", message_id="m1", at=at(0))
         bad = mem.add_turn("dee", "user", "I live in Rome.", message_id="m1", at=at(1))   # m1 names another text
         good = mem.add_turn("eve", "user", "I live in Porto.", at=at(1))
-        Worker(mem, batch=8).run_batch()
+        Worker(mem.services, batch=8).run_batch()
         assert mem.status(bad.request_id).status == "failed"
         assert "message_id" in mem.status(bad.request_id).processing_error
         assert mem.status(good.request_id).status == "done"

@@ -202,7 +202,7 @@ def cmd_worker(args) -> int:
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())
-    workers = [Worker(mem, lease_seconds=args.lease, poll_seconds=args.poll) for _ in range(args.threads)]
+    workers = [Worker(mem.services, lease_seconds=args.lease, poll_seconds=args.poll) for _ in range(args.threads)]
     print(f"kenning worker: {len(workers)} thread(s) on {getattr(mem.store, 'path', args.db)}", flush=True)
     done = [0] * len(workers)
 
@@ -243,7 +243,7 @@ def cmd_serve(args) -> int:
 
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, stopped)
-    mem._workers.ensure_started()
+    mem.workers.ensure_started()
     try:
         uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
     finally:
@@ -254,9 +254,9 @@ def cmd_serve(args) -> int:
 def cmd_migrate(args) -> int:
     """Bring a store's schema up to date (opening a store migrates it) and list its migrations."""
     from .config import Settings
-    from .memory import _open_store
+    from .memory import open_store
 
-    store = _open_store(args.db, Settings.from_env())
+    store = open_store(args.db, Settings.from_env())
     try:
         listed = getattr(store, "applied_migrations", None)
         if listed is not None:
@@ -465,9 +465,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--embed", action="store_true", help="compute the vectors the export did not carry")
     p.set_defaults(func=cmd_import)
     for command in sub.choices.values():  # --json after the command too (SUPPRESS: never undo one before it)
-        if not any("--json" in a.option_strings for a in command._actions):
+        try:
             command.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
                                  help="JSON lines instead of tables, for scripts")
+        except argparse.ArgumentError:   # the command has its own --json
+            pass
     return ap
 
 

@@ -410,6 +410,7 @@ class RemoteMemory:
     def __init__(self, url: str, api_key: str | None = None, *, timeout: float = 30.0,
                  transport: httpx.BaseTransport | None = None):
         self.url = url.rstrip("/")
+        self._transport = transport   # a user token's client speaks through the same one
         self._http = httpx.Client(base_url=self.url, headers=_headers(api_key), timeout=timeout,
                                   transport=transport)
         bind = _bind(Requests(), self._send, False)
@@ -442,7 +443,7 @@ class RemoteMemory:
         _scope(project)
         token = self._send(Call("POST", "/v1/tokens", json={"dataset": dataset, "role": role},
                                 parse=lambda d: d["token"], environment=environment))
-        return RemoteMemory(self.url, token, transport=self._http._transport)
+        return RemoteMemory(self.url, token, transport=self._transport)
 
     def close(self) -> None:
         self._http.close()

@@ -22,7 +22,7 @@ from .model import CoreFile, CoreFileVersion, Scope
 from .notes import ORGANIZATION, check_namespace, home_scope
 
 if TYPE_CHECKING:
-    from .memory import Memory
+    from .services import Services
 
 ROOT = "/memories"
 MAX_LINES = 999_999
@@ -111,11 +111,11 @@ def _numbered(lines: list[str], start: int) -> str:
 class Core:
     """``mem.core``: core memory files of a dataset's namespaces."""
 
-    def __init__(self, memory: "Memory"):
-        self._m = memory
+    def __init__(self, services: "Services"):
+        self._s = services
 
     def _where(self, dataset: str, namespace: str, project, environment) -> tuple[Scope, str]:
-        scope = self._m._scope(dataset, project, environment)
+        scope = self._s.scope(dataset, project, environment)
         return home_scope(scope, check_namespace(namespace)), namespace
 
     # -- the memory tool --------------------------------------------------------------------
@@ -143,7 +143,7 @@ class Core:
 
     def _tool_view(self, scope: Scope, ns: str, c: dict) -> str:
         path = canonical(c["path"])
-        files = self._m.store.core_list(scope, ns)
+        files = self._s.store.core_list(scope, ns)
         found = next((f for f in files if f.path == path), None)
         if found is not None:
             lines = found.content.split("\n")
@@ -178,7 +178,7 @@ class Core:
         if not isinstance(text, str):
             raise TypeError("file_text must be a string")
         expected = c.get("expected_version")
-        current = self._m.store.core_get(scope, ns, path)
+        current = self._s.store.core_get(scope, ns, path)
         if expected is not None and (current.version if current else 0) != expected:
             raise MemoryToolError(_say("exists", path=path))
         self._put(scope, ns, path, text, "create")
@@ -189,7 +189,7 @@ class Core:
         old, new = c["old_str"], c.get("new_str") or ""
         if not isinstance(old, str) or not isinstance(new, str):
             raise TypeError("old_str and new_str must be strings")
-        with self._m.store.transaction(scope):
+        with self._s.store.transaction(scope):
             current = self._existing(scope, ns, path, "edit_missing")
             starts = _occurrences(current.content, old)
             if not starts:
@@ -211,7 +211,7 @@ class Core:
         line, text = c["insert_line"], c["insert_text"]
         if not isinstance(text, str):
             raise TypeError("insert_text must be a string")
-        with self._m.store.transaction(scope):
+        with self._s.store.transaction(scope):
             current = self._existing(scope, ns, path, "delete_missing")
             lines = current.content.split("\n")
             if isinstance(line, bool) or not isinstance(line, int) or not 0 <= line <= len(lines):
@@ -225,21 +225,21 @@ class Core:
         path = canonical(c["path"])
         if path == ROOT:
             raise MemoryToolError(_say("root", path=path, verb="deleted"))
-        with self._m.store.transaction(scope):
-            files = self._m.store.core_list(scope, ns)
+        with self._s.store.transaction(scope):
+            files = self._s.store.core_list(scope, ns)
             doomed = [f for f in files if f.path == path or f.path.startswith(path + "/")]
             if not doomed:
                 raise MemoryToolError(_say("delete_missing", path=path))
             for f in doomed:
-                self._m.store.core_delete(scope, ns, f.path)
+                self._s.store.core_delete(scope, ns, f.path)
         return _say("deleted", path=path)
 
     def _tool_rename(self, scope: Scope, ns: str, c: dict) -> str:
         old, new = canonical(c["old_path"]), canonical(c["new_path"])
         if ROOT in (old, new):
             raise MemoryToolError(_say("root", path=ROOT, verb="renamed"))
-        with self._m.store.transaction(scope):
-            files = self._m.store.core_list(scope, ns)
+        with self._s.store.transaction(scope):
+            files = self._s.store.core_list(scope, ns)
             moving = [f for f in files if f.path == old or f.path.startswith(old + "/")]
             if not moving:
                 raise MemoryToolError(_say("rename_missing", old_path=old))
@@ -247,8 +247,8 @@ class Core:
                 raise MemoryToolError(_say("rename_exists", new_path=new))
             for f in moving:
                 target = new + f.path[len(old):]
-                self._m.store.core_put(scope, ns, target, f.content, f"rename from {f.path}")
-                self._m.store.core_delete(scope, ns, f.path, op=f"rename to {target}")
+                self._s.store.core_put(scope, ns, target, f.content, f"rename from {f.path}")
+                self._s.store.core_delete(scope, ns, f.path, op=f"rename to {target}")
         return _say("renamed", old_path=old, new_path=new)
 
     def _file_path(self, raw, verb: str) -> str:
@@ -258,16 +258,16 @@ class Core:
         return path
 
     def _existing(self, scope: Scope, ns: str, path: str, missing: str) -> CoreFile:
-        current = self._m.store.core_get(scope, ns, path)
+        current = self._s.store.core_get(scope, ns, path)
         if current is None:
             raise MemoryToolError(_say(missing, path=path))
         return current
 
     def _put(self, scope: Scope, ns: str, path: str, text: str, op: str) -> CoreFile:
-        limit = self._m.settings.max_core_chars
+        limit = self._s.settings.max_core_chars
         if len(text) > limit:
             raise MemoryToolError(_say("too_large", path=path, size=len(text), limit=limit))
-        files = {f.path for f in self._m.store.core_list(scope, ns)}
+        files = {f.path for f in self._s.store.core_list(scope, ns)}
         if any(f.startswith(path + "/") for f in files):
             raise MemoryToolError(_say("is_dir", path=path))
         parent = posixpath.dirname(path)
@@ -275,7 +275,7 @@ class Core:
             if parent in files:
                 raise MemoryToolError(_say("in_file", path=path, parent=parent))
             parent = posixpath.dirname(parent)
-        return self._m.store.core_put(scope, ns, path, text, op)
+        return self._s.store.core_put(scope, ns, path, text, op)
 
     # -- the library face ------------------------------------------------------------------------
     def _call(self, dataset, namespace, project, environment, command: dict) -> str:
@@ -288,7 +288,7 @@ class Core:
     def read(self, dataset: str, path: str, namespace: str = "user", *, project: str | None = None,
              environment: str | None = None) -> CoreFile:
         scope, ns = self._where(dataset, namespace, project, environment)
-        found = self._m.store.core_get(scope, ns, self._checked(path))
+        found = self._s.store.core_get(scope, ns, self._checked(path))
         if found is None:
             raise NotFound(f"no core file {path} in namespace {namespace!r} of {dataset!r}")
         return found
@@ -296,12 +296,12 @@ class Core:
     def list(self, dataset: str, namespace: str = "user", *, project: str | None = None,
              environment: str | None = None) -> list[CoreFile]:
         scope, ns = self._where(dataset, namespace, project, environment)
-        return self._m.store.core_list(scope, ns)
+        return self._s.store.core_list(scope, ns)
 
     def history(self, dataset: str, path: str, namespace: str = "user", *, project: str | None = None,
                 environment: str | None = None) -> list[CoreFileVersion]:
         scope, ns = self._where(dataset, namespace, project, environment)
-        return self._m.store.core_history(scope, ns, self._checked(path))
+        return self._s.store.core_history(scope, ns, self._checked(path))
 
     def write(self, dataset: str, path: str, text: str, expected_version: int | None = None,
               namespace: str = "user", *, project: str | None = None, environment: str | None = None) -> CoreFile:
@@ -310,11 +310,11 @@ class Core:
         path = self._checked(path, "written")
         if not isinstance(text, str):
             raise InputError("text must be a string")
-        if len(text) > self._m.settings.max_core_chars:
+        if len(text) > self._s.settings.max_core_chars:
             raise TextTooLarge(f"{path} would hold {len(text):,} characters; the limit (max_content) is "
-                               f"{self._m.settings.max_core_chars:,}")
-        with self._m.store.transaction(scope):
-            current = self._m.store.core_get(scope, ns, path)
+                               f"{self._s.settings.max_core_chars:,}")
+        with self._s.store.transaction(scope):
+            current = self._s.store.core_get(scope, ns, path)
             have = current.version if current else 0
             if expected_version is not None and have != expected_version:
                 raise MemoryConflict(f"{path} is at version {have}, not {expected_version}; read it again and retry")
@@ -328,7 +328,7 @@ class Core:
                     environment: str | None = None) -> CoreFile:
         scope, ns = self._where(dataset, namespace, project, environment)
         path = self._checked(path, "edited")
-        with self._m.store.transaction(scope):
+        with self._s.store.transaction(scope):
             current = self.read(dataset, path, namespace, project=project, environment=environment)
             if expected_version is not None and current.version != expected_version:
                 raise MemoryConflict(f"{path} is at version {current.version}, not {expected_version}")
@@ -338,10 +338,10 @@ class Core:
             if count > 1:
                 raise MemoryAmbiguous(f"{old!r} appears {count} times in {path}; pass a longer, unique text")
             text = current.content.replace(old, new, 1)
-            if len(text) > self._m.settings.max_core_chars:
+            if len(text) > self._s.settings.max_core_chars:
                 raise TextTooLarge(f"{path} would hold {len(text):,} characters; the limit (max_content) is "
-                                   f"{self._m.settings.max_core_chars:,}")
-            return self._m.store.core_put(scope, ns, path, text, "str_replace")
+                                   f"{self._s.settings.max_core_chars:,}")
+            return self._s.store.core_put(scope, ns, path, text, "str_replace")
 
     def insert(self, dataset: str, path: str, line: int, text: str, namespace: str = "user", *,
                project: str | None = None, environment: str | None = None) -> CoreFile:
@@ -383,12 +383,12 @@ class Core:
         if max_render is not None and (isinstance(max_render, bool) or not isinstance(max_render, int)
                                        or max_render < 1):
             raise InputError(f"max_render must be a positive number of characters, not {max_render!r}")
-        limit = max_render or self._m.settings.max_render
+        limit = max_render or self._s.settings.max_render
         spaces = namespaces or ["user", ORGANIZATION]
         blocks = []
         for ns in spaces:
             scope, ns = self._where(dataset, ns, project, environment)
-            for f in self._m.store.core_list(scope, ns):
+            for f in self._s.store.core_list(scope, ns):
                 blocks.append(f'<memory_file namespace="{ns}" path="{f.path}" version="{f.version}">\n'
                               f"{f.content}\n</memory_file>")
         text = "\n".join(blocks)

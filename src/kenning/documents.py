@@ -18,28 +18,28 @@ from .model import Document
 from .write import check_text
 
 if TYPE_CHECKING:
-    from .memory import Memory
+    from .services import Services
 
 _KEY = re.compile(r"^[\w.:@/-]{1,256}$")
 
 
-def _check(name: str, value: str) -> str:
+def check_name(name: str, value: str) -> str:
     if not isinstance(value, str) or not _KEY.match(value) or ".." in value.split("/"):
         raise InputError(f"{name} {value!r} must be 1-256 letters, digits and _ . : @ / - (no '..' parts)")
     return value
 
 
 class Documents:
-    def __init__(self, memory: "Memory"):
-        self._m = memory
+    def __init__(self, services: "Services"):
+        self._s = services
 
     def _where(self, project, environment):
-        return project or self._m.settings.project, environment or self._m.settings.environment
+        return self._s.tenant(project, environment)
 
     def read(self, scope_key: str, path: str, *, project: str | None = None,
              environment: str | None = None) -> Document:
-        found = self._m.store.doc_get(*self._where(project, environment), _check("scope_key", scope_key),
-                                      _check("path", path), timeutil.now())
+        found = self._s.store.doc_get(*self._where(project, environment), check_name("scope_key", scope_key),
+                                      check_name("path", path), timeutil.now())
         if found is None:
             raise NotFound(f"no document {path!r} under {scope_key!r}")
         return found
@@ -47,7 +47,7 @@ class Documents:
     def write(self, scope_key: str, path: str, text: str, expected_version: int | None = None,
               expires_in: float | timedelta | None = None, *, project: str | None = None,
               environment: str | None = None) -> Document:
-        check_text(text, self._m.settings.max_text_chars, "document") if text else None
+        check_text(text, self._s.settings.max_text_chars, "document") if text else None
         if not isinstance(text, str):
             raise InputError("text must be a string")
         if expected_version is not None and (isinstance(expected_version, bool) or not isinstance(expected_version, int)):
@@ -64,19 +64,19 @@ class Documents:
                 expires_at = None
             if expires_at is None or expires_at <= now:  # under a microsecond, or past the year 9999
                 raise InputError(f"expires_in must be from 0.000001 seconds to about 8,000 years, not {seconds!r}")
-        return self._m.store.doc_put(*self._where(project, environment), _check("scope_key", scope_key),
-                                     _check("path", path), text, expected_version, expires_at, now)
+        return self._s.store.doc_put(*self._where(project, environment), check_name("scope_key", scope_key),
+                                     check_name("path", path), text, expected_version, expires_at, now)
 
     def list(self, scope_key: str, prefix: str = "", *, project: str | None = None,
              environment: str | None = None) -> list[Document]:
-        return self._m.store.doc_list(*self._where(project, environment), _check("scope_key", scope_key),
+        return self._s.store.doc_list(*self._where(project, environment), check_name("scope_key", scope_key),
                                       prefix, timeutil.now())
 
     def delete(self, scope_key: str, path: str, *, project: str | None = None, environment: str | None = None) -> None:
-        if not self._m.store.doc_delete(*self._where(project, environment), _check("scope_key", scope_key),
-                                        _check("path", path), timeutil.now()):
+        if not self._s.store.doc_delete(*self._where(project, environment), check_name("scope_key", scope_key),
+                                        check_name("path", path), timeutil.now()):
             raise NotFound(f"no document {path!r} under {scope_key!r}")
 
     def purge(self, *, project: str | None = None, environment: str | None = None) -> int:
         """Delete expired documents of this project and environment; returns how many."""
-        return self._m.store.doc_purge(timeutil.now(), *self._where(project, environment))
+        return self._s.store.doc_purge(timeutil.now(), *self._where(project, environment))

@@ -20,7 +20,7 @@ from .errors import KenningError, LeaseLost
 from .model import AddResult, Job
 
 if TYPE_CHECKING:
-    from .memory import Memory
+    from .services import Services
 
 log = logging.getLogger("kenning.jobs")
 MAX_ATTEMPTS = 5  # a job whose worker died this many times is failed, not retried forever
@@ -33,11 +33,11 @@ def worker_name() -> str:
 class Worker:
     """Claims and runs jobs of one store until stopped."""
 
-    def __init__(self, memory: "Memory", *, lease_seconds: float = 60.0, poll_seconds: float = 0.5,
+    def __init__(self, services: "Services", *, lease_seconds: float = 60.0, poll_seconds: float = 0.5,
                  name: str | None = None, batch: int | None = None):
-        self.memory = memory
+        self.services = services
         self.name = name or worker_name()
-        self.batch = batch or memory.settings.worker_batch
+        self.batch = batch or services.settings.worker_batch
         self.lease_seconds = lease_seconds
         self.poll_seconds = poll_seconds
 
@@ -52,7 +52,7 @@ class Worker:
         batch and one embedding batch; each job still commits, or fails, on its own."""
         from .write import Message
 
-        store = self.memory.store
+        store = self.services.store
         now = timeutil.now()
         claimed: list[Job] = []
         for _ in range(size or self.batch):
@@ -76,7 +76,7 @@ class Worker:
         messages = [Message(job.scope, job.content, job.at, job.role, job.client_ref, job.chat, job.message_id,
                             job.temporary, finisher(job)) for job in runnable]
         try:
-            results = self.memory._writer.add_many(messages) if messages else []
+            results = self.services.writer.add_many(messages) if messages else []
         except Exception as exc:  # a bug must fail the jobs visibly, not kill the worker
             log.exception("a batch of %d jobs failed", len(messages))
             results = [exc] * len(messages)
@@ -97,7 +97,7 @@ class Worker:
         return claimed
 
     def _fail(self, job: Job, error: str) -> None:
-        store = self.memory.store
+        store = self.services.store
         try:
             with store.transaction(job.scope):
                 store.finish(job.request_id, self.name, None, error=error)
@@ -115,9 +115,9 @@ class Worker:
                 jobs = []
             if jobs:
                 done += len(jobs)
-                self.memory._job_done.set()
+                self.services.job_done.set()
                 continue
-            if idle_exit and self.memory.store.count_jobs(("queued", "distilling")) == 0:
+            if idle_exit and self.services.store.count_jobs(("queued", "distilling")) == 0:
                 return done
             if wake is not None:
                 wake.wait(self.poll_seconds)
@@ -130,8 +130,8 @@ class Worker:
 class WorkerThreads:
     """The embedded workers a ``Memory`` starts lazily and stops on close."""
 
-    def __init__(self, memory: "Memory", count: int, lease_seconds: float):
-        self.memory, self.count, self.lease_seconds = memory, count, lease_seconds
+    def __init__(self, services: "Services", count: int, lease_seconds: float):
+        self.services, self.count, self.lease_seconds = services, count, lease_seconds
         self.stop = threading.Event()
         self.wake = threading.Event()
         self.threads: list[threading.Thread] = []
@@ -142,7 +142,7 @@ class WorkerThreads:
             if self.threads or self.count < 1:
                 return
             for i in range(self.count):
-                worker = Worker(self.memory, lease_seconds=self.lease_seconds, poll_seconds=0.2)
+                worker = Worker(self.services, lease_seconds=self.lease_seconds, poll_seconds=0.2)
                 thread = threading.Thread(target=worker.run, args=(self.stop, self.wake), daemon=True,
                                           name=f"kenning-worker-{i}")
                 thread.start()

@@ -74,7 +74,7 @@ def _error(text: str) -> CallToolResult:
 def build_server(memory: Memory, dataset: str, namespace: str = "user", *, project: str | None = None,
                  environment: str | None = None) -> MCPServer:
     """An MCP server whose tools read and write ``dataset`` of ``memory`` (core files and notes in ``namespace``)."""
-    memory._scope(dataset, project, environment)  # a bad name fails here, not on the first tool call
+    memory.services.scope(dataset, project, environment)  # a bad name fails here, not on the first tool call
     check_namespace(namespace)
     where = {"project": project, "environment": environment}
     server = MCPServer("kenning", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING")

@@ -2,8 +2,6 @@
 from __future__ import annotations
 
 import functools
-import re
-import threading
 import time
 import uuid
 from collections.abc import Iterable, Iterator
@@ -14,10 +12,9 @@ from . import predicates as preds
 from . import timeutil
 from .config import Settings
 from .embed.base import CachedEmbedder, Embedder
-from .errors import ConfigError, InputError, InvalidScope, NotFound
+from .errors import ConfigError, InputError, NotFound
 from .extract.base import Extractor
-from .model import (JOB_STATUSES, AddResult, DatasetPage, Entity, FactPage, Job, MemoryStatus, Receipt, RecallResult,
-                    Scope)
+from .model import JOB_STATUSES, AddResult, DatasetPage, Entity, FactPage, Job, MemoryStatus, Receipt, RecallResult
 from .recall import Recaller
 from .store.base import FactQuery, Store
 from .store.sqlite import SQLiteStore
@@ -26,11 +23,9 @@ from .messages import Messages
 from .notes import Notes
 from .core_files import Core
 from .documents import Documents
+from .services import Services, check_page, check_query
 from .write import EMBED_PREFIX_CHARS, WritePipeline, check_role, check_text
 from . import transfer
-
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,127}$")
-
 
 @functools.lru_cache(maxsize=4)
 def _local_embedder(threads: int) -> Embedder:
@@ -40,7 +35,7 @@ def _local_embedder(threads: int) -> Embedder:
     return CachedEmbedder(LocalEmbedder(threads=threads))
 
 
-def _open_store(url: str | None, settings: Settings) -> Store:
+def open_store(url: str | None, settings: Settings) -> Store:
     if url is None:
         return SQLiteStore(settings.default_db_path)
     if url in (":memory:", "sqlite://", "sqlite:///:memory:"):
@@ -77,7 +72,7 @@ class Memory:
                  embedder: Embedder | str | None = "local", extractor: Extractor | str = "parse",
                  project: str | None = None, environment: str | None = None, api_key: str | None = None):
         self.settings = settings or Settings.from_env(project=project, environment=environment)
-        self.store = _open_store(url, self.settings)
+        self.store = open_store(url, self.settings)
         if embedder == "local":
             embedder = _local_embedder(self.settings.onnx_threads)
         elif isinstance(embedder, str):
@@ -96,20 +91,20 @@ class Memory:
         self.extractor = extractor
         self.registry = preds.PredicateRegistry().extended(self.settings.one_value_predicates,
                                                            self.settings.many_value_predicates)
-        self._writer = WritePipeline(self.store, extractor, self.embedder, self.settings, self.registry)
-        self._reader = Recaller(self.store, self.embedder, self.settings.retrieval_floor,
-                                self.settings.context_budget_chars, unit=self.settings.context_budget_unit)
-        self.messages = Messages(self)
-        self.notes = Notes(self)
-        self.core = Core(self)
-        self.documents = Documents(self)
-        self._workers = WorkerThreads(self, self.settings.worker_threads, self.settings.job_lease_seconds)
-        self._job_done = threading.Event()
+        writer = WritePipeline(self.store, extractor, self.embedder, self.settings, self.registry)
+        reader = Recaller(self.store, self.embedder, self.settings.retrieval_floor,
+                          self.settings.context_budget_chars, unit=self.settings.context_budget_unit)
+        self.services = Services(self.settings, self.store, self.embedder, extractor, self.registry, writer, reader)
+        self.messages = Messages(self.services)
+        self.notes = Notes(self.services)
+        self.core = Core(self.services)
+        self.documents = Documents(self.services)
+        self.workers = WorkerThreads(self.services, self.settings.worker_threads, self.settings.job_lease_seconds)
 
     # -- lifecycle ------------------------------------------------------------------
     def close(self) -> None:
         """Stop the embedded workers (a job in flight finishes first), then close the store."""
-        self._workers.close()
+        self.workers.close()
         close = getattr(self.extractor, "close", None)
         if callable(close):
             close()  # a model extractor's HTTP connections
@@ -121,20 +116,12 @@ class Memory:
     def __exit__(self, *exc) -> None:
         self.close()
 
-    def _scope(self, dataset: str, project: str | None, environment: str | None) -> Scope:
-        scope = Scope(project or self.settings.project, environment or self.settings.environment, dataset)
-        for field, value in zip(Scope._fields, scope):
-            if not isinstance(value, str) or not _NAME.match(value):
-                raise InvalidScope(f"{field} {value!r} is not a valid name: use 1-128 letters, digits "
-                                   "and _ . : @ - (starting with a letter or digit)")
-        return scope
-
     # -- write -------------------------------------------------------------------------
     def add(self, text: str, dataset: str, at: datetime | str | None = None, client_ref: str | None = None,
             role: str = "user", chat: str | None = None, message_id: str | None = None, *,
             temporary: bool = False, project: str | None = None, environment: str | None = None) -> AddResult:
         """Mine ``text`` for durable facts about the user and store them now."""
-        return self._writer.add(self._scope(dataset, project, environment), text, at=at, role=role,
+        return self.services.writer.add(self.services.scope(dataset, project, environment), text, at=at, role=role,
                                 client_ref=client_ref, chat=chat, message_id=message_id, temporary=temporary)
 
     def as_user(self, dataset: str, role: str = "member", *, project: str | None = None,
@@ -159,10 +146,10 @@ class Memory:
                  temporary: bool = False, message_id: str | None = None, *, project: str | None = None,
                  environment: str | None = None) -> Receipt:
         """Queue one turn durably and return at once; a worker runs it through the ``add`` pipeline."""
-        scope = self._scope(dataset, project, environment)
+        scope = self.services.scope(dataset, project, environment)
         check_text(content, self.settings.max_text_chars, "content")
         check_role(role)
-        when = self._writer.message_time(at)
+        when = self.services.writer.message_time(at)
         if role != "user":
             return Receipt(status="skipped", reason="skipped_non_user_turn")
         now = timeutil.now()
@@ -173,14 +160,14 @@ class Memory:
         if not created:
             return Receipt(status="skipped", reason="already_ingested", request_id=job.request_id,
                            already_exists=True, processing_status=job.status)
-        self._workers.ensure_started()
-        self._workers.notify()
+        self.workers.ensure_started()
+        self.workers.notify()
         return Receipt(status="processing", processing_status="queued", request_id=job.request_id)
 
     def status(self, request_id: str | None = None, *, memory_id: str | None = None,
                project: str | None = None, environment: str | None = None) -> Receipt | MemoryStatus:
         """A queued turn's progress and, when done, its receipt; or whether a memory is searchable."""
-        project, environment = project or self.settings.project, environment or self.settings.environment
+        project, environment = self.services.tenant(project, environment)
         if (request_id is None) == (memory_id is None):
             raise InputError("pass a request_id or memory_id=…")
         if memory_id is not None:
@@ -206,36 +193,36 @@ class Memory:
         open_jobs = ("queued", "distilling")
         project, environment = self.settings.project, self.settings.environment
         while self.store.count_jobs(open_jobs, project, environment):
-            if self._workers.count < 1:
+            if self.workers.count < 1:
                 raise ConfigError("no worker runs here (worker_threads=0): start `kenning worker` to drain the queue")
-            self._workers.ensure_started()
-            self._workers.notify()
+            self.workers.ensure_started()
+            self.workers.notify()
             if deadline is not None and time.monotonic() > deadline:
                 raise TimeoutError(f"jobs still open after {timeout}s")
-            self._job_done.wait(0.05)
-            self._job_done.clear()
+            self.services.job_done.wait(0.05)
+            self.services.job_done.clear()
 
     def retry_failed(self, dataset: str | None = None, *, project: str | None = None,
                      environment: str | None = None) -> int:
         """Queue failed jobs again (their turns were kept); returns how many."""
-        project, environment = project or self.settings.project, environment or self.settings.environment
+        project, environment = self.services.tenant(project, environment)
         if dataset is not None:
-            self._scope(dataset, project, environment)
+            self.services.scope(dataset, project, environment)
         count = self.store.retry_failed(project, environment, dataset)
         if count:
-            self._workers.ensure_started()
-            self._workers.notify()
+            self.workers.ensure_started()
+            self.workers.notify()
         return count
 
     def jobs(self, dataset: str | None = None, status: str | None = None, limit: int = 50, offset: int = 0, *,
              project: str | None = None, environment: str | None = None) -> list[Job]:
         """Queued turns of this project and environment (or one dataset), newest first, with their errors."""
-        self._check_page(limit, offset)
+        check_page(limit, offset)
         if status is not None and status not in JOB_STATUSES:
             raise InputError(f"status must be one of {', '.join(JOB_STATUSES)}, not {status!r}")
-        project, environment = project or self.settings.project, environment or self.settings.environment
+        project, environment = self.services.tenant(project, environment)
         if dataset is not None:
-            self._scope(dataset, project, environment)
+            self.services.scope(dataset, project, environment)
         return self.store.list_jobs(project, environment, dataset, status, limit, offset)
 
     def delete_dataset(self, dataset: str, *, project: str | None = None,
@@ -243,14 +230,14 @@ class Memory:
         """Erase one end user's memory for good (facts and their history, entities, messages, notes,
         core files and their versions, queued turns), in one transaction; no other dataset is touched.
         Returns the rows removed per kind. Unlike ``delete_fact`` this keeps no history."""
-        return self.store.delete_dataset(self._scope(dataset, project, environment))
+        return self.store.delete_dataset(self.services.scope(dataset, project, environment))
 
     def datasets(self, q: str | None = None, limit: int = 50, offset: int = 0, *, project: str | None = None,
                  environment: str | None = None) -> DatasetPage:
         """The datasets (end users) that hold anything, by name, with their counts; ``q`` filters by name."""
-        self._check_page(limit, offset)
-        project, environment = project or self.settings.project, environment or self.settings.environment
-        self._scope("x", project, environment)   # valid project and environment names
+        check_page(limit, offset)
+        project, environment = self.services.tenant(project, environment)
+        self.services.scope("x", project, environment)   # valid project and environment names
         rows, total = self.store.datasets(project, environment, (q or "").strip() or None, limit, offset)
         return DatasetPage(datasets=rows, total=total, limit=limit, offset=offset)
 
@@ -290,7 +277,7 @@ class Memory:
         messages, ingests, notes, core files with every version, documents. ``include_vectors`` carries
         the embeddings (base64 float32); without them an import computes them again. See kenning.transfer.
         """
-        project, environment = project or self.settings.project, environment or self.settings.environment
+        project, environment = self.services.tenant(project, environment)
         transfer.check_scope(project, environment, dataset)
         return transfer.export_lines(self.store, project, environment, dataset, include_vectors)
 
@@ -312,46 +299,30 @@ class Memory:
     def recall(self, query: str, dataset: str, limit: int = 10, budget: int | None = None, *,
                project: str | None = None, environment: str | None = None) -> RecallResult:
         """The facts that answer ``query``, ranked, with a context block for the prompt."""
-        self._check_query(query, limit)
+        check_query(query, limit)
         if budget is not None and (isinstance(budget, bool) or not isinstance(budget, int) or budget < 1):
             raise InputError(f"budget must be a positive number of {self.settings.context_budget_unit}, not {budget!r}")
-        return self._reader.recall(self._scope(dataset, project, environment), query, limit=limit, budget=budget)
-
-    # -- argument checks shared by the read paths -------------------------------------
-    def _check_query(self, query: str, limit: int) -> None:
-        if not isinstance(query, str) or not query.strip():
-            raise InputError("query is empty; pass the question or the user's message")
-        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 100:
-            raise InputError(f"limit must be an integer from 1 to 100, not {limit!r}")
-
-    def _check_page(self, limit: int, offset: int) -> None:
-        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 100:
-            raise InputError(f"limit must be an integer from 1 to 100, not {limit!r}")
-        if isinstance(offset, bool) or not isinstance(offset, int) or not 0 <= offset < 2**63:
-            raise InputError(f"offset must be a non-negative integer below 2**63, not {offset!r}")
-
-    def _message_time(self, at):
-        return self._writer.message_time(at)
+        return self.services.reader.recall(self.services.scope(dataset, project, environment), query, limit=limit, budget=budget)
 
     def list_facts(self, dataset: str, q: str | None = None, limit: int = 50, offset: int = 0,
                    include_invalidated: bool = False, as_of: datetime | str | None = None,
                    entity: str | None = None, *, project: str | None = None,
                    environment: str | None = None) -> FactPage:
         """Facts in time order: live now, live ``as_of`` a time, or the whole history."""
-        self._check_page(limit, offset)
+        check_page(limit, offset)
         query = FactQuery(q=q, limit=limit, offset=offset, include_invalidated=include_invalidated,
                           as_of=timeutil.to_utc(as_of, field="as_of"), entity=entity)
-        facts, total = self.store.list_facts(self._scope(dataset, project, environment), query)
+        facts, total = self.store.list_facts(self.services.scope(dataset, project, environment), query)
         return FactPage(facts=facts, total=total, limit=limit, offset=offset)
 
     def list_entities(self, dataset: str, *, type: str | None = None, project: str | None = None,
                       environment: str | None = None) -> list[Entity]:
-        return self.store.entities(self._scope(dataset, project, environment), type.upper() if type else None)
+        return self.store.entities(self.services.scope(dataset, project, environment), type.upper() if type else None)
 
     def delete_fact(self, dataset: str, fact_id: str, *, project: str | None = None,
                     environment: str | None = None) -> None:
         """Soft delete: the fact leaves every live view but stays in the history."""
-        scope = self._scope(dataset, project, environment)
+        scope = self.services.scope(dataset, project, environment)
         with self.store.transaction(scope):
             found = self.store.get_facts(scope, [fact_id])
             if not found:

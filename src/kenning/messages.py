@@ -14,43 +14,44 @@ from .errors import Conflict, NotFound
 from .model import Episode, MessageHit
 from .recall import message_hit
 from .write import check_role, check_text, message_context, message_embed_text
+from .services import check_query
 
 if TYPE_CHECKING:
-    from .memory import Memory
+    from .services import Services
 
 
 class Messages:
-    def __init__(self, memory: "Memory"):
-        self._m = memory
+    def __init__(self, services: "Services"):
+        self._s = services
 
     def index(self, dataset: str, content: str, role: str = "user", chat: str | None = None,
               message_id: str | None = None, at: datetime | str | None = None, temporary: bool = False, *,
               project: str | None = None, environment: str | None = None) -> Episode | None:
         """Keep one message for recall without mining it; returns the stored message (None if temporary)."""
-        scope = self._m._scope(dataset, project, environment)
-        check_text(content, self._m.settings.max_text_chars, "message")
+        scope = self._s.scope(dataset, project, environment)
+        check_text(content, self._s.settings.max_text_chars, "message")
         check_role(role)
-        when = self._m._message_time(at)
+        when = self._s.writer.message_time(at)
         if temporary:
             return None
         episode = Episode(episode_id=message_id or f"ep_{uuid.uuid4().hex}", role=role, content=content, chat=chat,
                           at=when, created_at=timeutil.now())
-        embedder = self._m.embedder
-        context = message_context(self._m.store, scope, chat, when)
+        embedder = self._s.embedder
+        context = message_context(self._s.store, scope, chat, when)
         embed_text = message_embed_text(content)
         vector = embedder.embed(embed_text) if embedder is not None else None
-        with self._m.store.transaction(scope):
-            known = self._m.store.get_episode(scope, episode.episode_id)
+        with self._s.store.transaction(scope):
+            known = self._s.store.get_episode(scope, episode.episode_id)
             if known is not None:
                 if known.content != content:
                     raise Conflict(f"message_id {episode.episode_id!r} already names a different message")
                 return known
-            self._m.store.insert_episode(scope, episode, vector, context=context, embed_text=embed_text)
+            self._s.store.insert_episode(scope, episode, vector, context=context, embed_text=embed_text)
         return episode
 
     def get(self, dataset: str, message_id: str, *, project: str | None = None,
             environment: str | None = None) -> Episode:
-        found = self._m.store.get_episode(self._m._scope(dataset, project, environment), message_id)
+        found = self._s.store.get_episode(self._s.scope(dataset, project, environment), message_id)
         if found is None:
             raise NotFound(f"no message {message_id!r} in dataset {dataset!r}")
         return found
@@ -58,10 +59,10 @@ class Messages:
     def search(self, dataset: str, query: str, exclude_chat: str | None = None, limit: int = 10, *,
                project: str | None = None, environment: str | None = None) -> list[MessageHit]:
         """Earlier messages that match ``query`` (hybrid ranking), optionally outside one chat."""
-        scope = self._m._scope(dataset, project, environment)
-        self._m._check_query(query, limit)
-        fused, signals = self._m._reader.rank(scope, query, kinds=("message",), exclude_chat=exclude_chat)
+        scope = self._s.scope(dataset, project, environment)
+        check_query(query, limit)
+        fused, signals = self._s.reader.rank(scope, query, kinds=("message",), exclude_chat=exclude_chat)
         order = sorted(fused, key=lambda item: -fused[item])[:limit]
-        episodes = self._m.store.get_episodes(scope, [key for _, key in order])
+        episodes = self._s.store.get_episodes(scope, [key for _, key in order])
         return [message_hit(e, round(fused["message", e.episode_id], 6), signals["message", e.episode_id])
                 for e in episodes]

@@ -17,9 +17,10 @@ from . import timeutil
 from .errors import InputError, NotFound
 from .model import Note, NoteHit
 from .write import check_text, message_embed_text
+from .services import check_query, check_page
 
 if TYPE_CHECKING:
-    from .memory import Memory
+    from .services import Services
 
 NAMESPACE = re.compile(r"^(?:user|organization|project|(?:agent|chat|project):[\w.@-]{1,128})$")
 ORGANIZATION = "organization"
@@ -39,11 +40,11 @@ def home_scope(scope, namespace: str):
 
 
 class Notes:
-    def __init__(self, memory: "Memory"):
-        self._m = memory
+    def __init__(self, services: "Services"):
+        self._s = services
 
     def _text(self, text: str) -> str:
-        return check_text(text, self._m.settings.max_note_chars, "note")
+        return check_text(text, self._s.settings.max_note_chars, "note")
 
     def save(self, dataset: str, text: str, namespace: str = "user", *, project: str | None = None,
              environment: str | None = None) -> Note:
@@ -52,8 +53,8 @@ class Notes:
                                     project=project, environment=environment)
         if saved:
             return saved[0]
-        scope = home_scope(self._m._scope(dataset, project, environment), namespace)
-        notes = self._m.store.list_notes(scope, [namespace], False, 100_000, 0)[0]
+        scope = home_scope(self._s.scope(dataset, project, environment), namespace)
+        notes = self._s.store.list_notes(scope, [namespace], False, 100_000, 0)[0]
         return next(n for n in notes if n.text == text)
 
     def save_extracted(self, dataset: str, texts: list[str], namespace: str = "user",
@@ -61,25 +62,25 @@ class Notes:
                        environment: str | None = None) -> list[Note]:
         """Save the texts that are not within ``dedupe_threshold`` cosine of a kept note (or of
         each other); returns the notes saved. One embedder call for the whole batch."""
-        scope = home_scope(self._m._scope(dataset, project, environment), check_namespace(namespace))
+        scope = home_scope(self._s.scope(dataset, project, environment), check_namespace(namespace))
         if isinstance(texts, str) or not isinstance(texts, (list, tuple)):
             raise InputError("save_extracted takes a list of texts")
         texts = [self._text(t) for t in texts]
-        threshold = self._m.settings.note_dedupe_threshold if dedupe_threshold is None else dedupe_threshold
+        threshold = self._s.settings.note_dedupe_threshold if dedupe_threshold is None else dedupe_threshold
         if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 <= threshold < math.inf:
             raise InputError(f"dedupe_threshold must be a cosine similarity from 0 to 1 (above 1: keep every "
                              f"text), not {threshold!r}")
-        embedder = self._m.embedder
+        embedder = self._s.embedder
         # Notes kept without a vector are embedded in the same call, so they count for the dedupe too.
         pending = self._pending(scope, namespace) if embedder else []
         batch = [message_embed_text(t) for t in texts] + [text for _, text in pending]
         vectors = embedder.embed_batch(batch) if embedder and batch else None
         saved: list[Note] = []
-        with self._m.store.transaction(scope):
+        with self._s.store.transaction(scope):
             for (note_id, text), vec in zip(pending, vectors[len(texts):] if vectors is not None else []):
-                self._m.store.set_vector("note", scope, note_id, text, vec)
+                self._s.store.set_vector("note", scope, note_id, text, vec)
             kept: list = []  # vectors saved by this call
-            existing = {n.text for n in self._m.store.list_notes(scope, [namespace], False, 100_000, 0)[0]}
+            existing = {n.text for n in self._s.store.list_notes(scope, [namespace], False, 100_000, 0)[0]}
             for i, text in enumerate(texts):
                 vec = vectors[i] if vectors is not None else None
                 if text in existing:
@@ -88,7 +89,7 @@ class Notes:
                     continue
                 note = Note(note_id=f"n_{uuid.uuid4().hex}", text=text, namespace=namespace,
                             created_at=timeutil.now())
-                self._m.store.insert_note(scope, note, vec)
+                self._s.store.insert_note(scope, note, vec)
                 saved.append(note)
                 existing.add(text)
                 if vec is not None:
@@ -97,22 +98,22 @@ class Notes:
 
     def _near(self, scope, namespace: str, vec, kept: list) -> float:
         """Cosine of the closest note already kept in the namespace (stored, or saved by this call)."""
-        best = self._m.store.vector_search(scope, "note", vec, 1, namespaces=[namespace])
+        best = self._s.store.vector_search(scope, "note", vec, 1, namespaces=[namespace])
         score = best[0][1] if best else -1.0
         if kept:
             score = max(score, float(np.max(np.stack(kept) @ vec)))
         return score
 
     def _pending(self, scope, namespace: str) -> list[tuple[str, str]]:
-        waiting = self._m.store.pending("note", 10_000, scope.project, scope.environment, scope.dataset)
-        notes = {n.note_id: n for n in self._m.store.get_notes(scope, [key for _, key, _ in waiting])}
+        waiting = self._s.store.pending("note", 10_000, scope.project, scope.environment, scope.dataset)
+        notes = {n.note_id: n for n in self._s.store.get_notes(scope, [key for _, key, _ in waiting])}
         return [(key, text) for _, key, text in waiting if key in notes and notes[key].namespace == namespace
                 and notes[key].forgotten_at is None]
 
     def search(self, dataset: str, query: str, limit: int = 10, namespace: str | list[str] | None = None, *,
                project: str | None = None, environment: str | None = None) -> list[NoteHit]:
-        scope = self._m._scope(dataset, project, environment)
-        self._m._check_query(query, limit)
+        scope = self._s.scope(dataset, project, environment)
+        check_query(query, limit)
         if namespace is not None and not isinstance(namespace, (str, list, tuple)):
             raise InputError(f"namespace must be a name or a list of names, not {type(namespace).__name__}")
         spaces = None if namespace is None else [check_namespace(n) for n in
@@ -123,28 +124,28 @@ class Notes:
                               (home_scope(scope, ORGANIZATION), [ORGANIZATION])):
             if wanted == [] or (spaces is not None and where is not scope and ORGANIZATION not in spaces):
                 continue
-            fused, signals = self._m._reader.rank(where, query, kinds=("note",), namespaces=wanted)
+            fused, signals = self._s.reader.rank(where, query, kinds=("note",), namespaces=wanted)
             order = sorted(fused, key=lambda item: -fused[item])[:limit]
             hits += [NoteHit(note=n, score=round(fused["note", n.note_id], 6), signals=signals["note", n.note_id])
-                     for n in self._m.store.get_notes(where, [key for _, key in order]) if n.forgotten_at is None]
+                     for n in self._s.store.get_notes(where, [key for _, key in order]) if n.forgotten_at is None]
         return sorted(hits, key=lambda h: -h.score)[:limit]
 
     def list(self, dataset: str, namespace: str | None = None, include_forgotten: bool = False, limit: int = 50,
              offset: int = 0, *, project: str | None = None, environment: str | None = None) -> list[Note]:
-        scope = self._m._scope(dataset, project, environment)
-        self._m._check_page(limit, offset)
+        scope = self._s.scope(dataset, project, environment)
+        check_page(limit, offset)
         spaces = None if namespace is None else [check_namespace(namespace)]
-        return self._m.store.list_notes(home_scope(scope, namespace or "user"), spaces, include_forgotten,
+        return self._s.store.list_notes(home_scope(scope, namespace or "user"), spaces, include_forgotten,
                                         limit, offset)[0]
 
     def forget(self, dataset: str, note_id: str, superseded_by: str | None = None, *,
                project: str | None = None, environment: str | None = None) -> None:
-        scope = self._m._scope(dataset, project, environment)
-        if not self._m.store.get_notes(scope, [note_id]):   # an organization note lives in the shared scope
+        scope = self._s.scope(dataset, project, environment)
+        if not self._s.store.get_notes(scope, [note_id]):   # an organization note lives in the shared scope
             scope = home_scope(scope, ORGANIZATION)
-        with self._m.store.transaction(scope):
-            if not self._m.store.get_notes(scope, [note_id]):
+        with self._s.store.transaction(scope):
+            if not self._s.store.get_notes(scope, [note_id]):
                 raise NotFound(f"no note {note_id!r} in dataset {dataset!r}")
-            if superseded_by is not None and not self._m.store.get_notes(scope, [superseded_by]):
+            if superseded_by is not None and not self._s.store.get_notes(scope, [superseded_by]):
                 raise NotFound(f"superseded_by {superseded_by!r} is not a note of dataset {dataset!r}")
-            self._m.store.forget_note(scope, note_id, timeutil.now(), superseded_by)
+            self._s.store.forget_note(scope, note_id, timeutil.now(), superseded_by)

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from .errors import InputError, PermissionDenied
 from .model import DatasetPage
 from .notes import ORG_DATASET, ORGANIZATION, check_namespace
+from .services import check_page
 
 if TYPE_CHECKING:
     from .memory import Memory
@@ -41,7 +42,7 @@ class UserMemory:
                  environment: str | None = None):
         self.project = project or memory.settings.project
         self.environment = environment or memory.settings.environment
-        memory._scope(dataset, self.project, self.environment)  # valid names
+        memory.services.scope(dataset, self.project, self.environment)  # valid names
         self._m = memory
         self.dataset = dataset
         self.role = role
@@ -105,7 +106,7 @@ class UserMemory:
     def datasets(self, q: str | None = None, limit: int = 50, offset: int = 0, **kwargs):
         """A user sees one dataset: their own (when it holds anything and matches ``q``)."""
         self._need(self.read_permission, "datasets")
-        self._m._check_page(limit, offset)
+        check_page(limit, offset)
         kwargs, mine, at = self._plain(kwargs), [], 0
         while True:   # the name search is by substring: page through the names that contain this one
             page = self._m.datasets(self.dataset, limit=100, offset=at, **kwargs)
@@ -172,7 +173,7 @@ class _UserNotes(_UserPart):
 
     def forget(self, dataset: str, note_id: str, superseded_by: str | None = None, **kw):
         self._u._own(dataset, "notes.forget")
-        scope = self._u._m._scope(dataset, self._u.project, self._u.environment)
+        scope = self._u._m.services.scope(dataset, self._u.project, self._u.environment)
         for where in (scope, scope._replace(dataset=ORG_DATASET)):
             for found in self._u._m.store.get_notes(where, [note_id]):
                 self._u._space(dataset, found.namespace, True, "notes.forget")

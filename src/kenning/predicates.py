@@ -53,17 +53,17 @@ def opposite(predicate: str) -> str | None:
     for prefix in NEGATION_PREFIXES:
         if predicate.startswith(prefix):
             rest = predicate[len(prefix):]
-            return _third_person(rest) if prefix == "does not " else (
+            return third_person(rest) if prefix == "does not " else (
                 {"is not ": "is ", "has not ": "has "}.get(prefix, "") + rest)
     words = predicate.split(" ", 1)
     if words[0] in ("is", "has"):
         return f"{words[0]} not {words[1]}" if len(words) > 1 else None
     if words[0].endswith("s"):
-        return "does not " + _base_form(words[0]) + (" " + words[1] if len(words) > 1 else "")
+        return "does not " + base_form(words[0]) + (" " + words[1] if len(words) > 1 else "")
     return None
 
 
-def _third_person(rest: str) -> str:
+def third_person(rest: str) -> str:
     words = rest.split(" ", 1)
     verb = words[0]
     if verb == "have":
@@ -77,7 +77,7 @@ def _third_person(rest: str) -> str:
     return verb + (" " + words[1] if len(words) > 1 else "")
 
 
-def _base_form(verb: str) -> str:
+def base_form(verb: str) -> str:
     if verb == "has":
         return "have"
     if verb.endswith("ies"):

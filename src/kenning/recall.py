@@ -22,7 +22,7 @@ import numpy as np
 
 from . import timeutil
 from .embed.base import Embedder
-from .model import Episode, Fact, MessageHit, Note, NoteHit, RecallItem, RecallResult, Scope
+from .model import Episode, Fact, MessageHit, Note, RecallItem, RecallResult, Scope
 from .store.base import Store
 
 STOPWORDS = frozenset("""a an the of to in on at for and or is are was were be been do does did what which

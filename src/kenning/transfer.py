@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 
 from . import timeutil
-from .documents import _check as check_document_key
+from .documents import check_name as check_document_key
 from .errors import DimensionMismatch, EmbeddingError, InputError, KenningError, StoreError
 from .notes import ORG_DATASET, check_namespace
 

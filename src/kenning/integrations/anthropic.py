@@ -51,7 +51,7 @@ class _Binding:
 
     def __init__(self, memory: "Memory", dataset: str, namespace: str, project: str | None,
                  environment: str | None):
-        memory._scope(dataset, project, environment)  # a bad name fails here, not inside the model's loop
+        memory.services.scope(dataset, project, environment)  # a bad name fails here, not inside the model's loop
         self.memory, self.dataset, self.namespace = memory, dataset, check_namespace(namespace)
         self.where = {"project": project, "environment": environment}
 

@@ -494,7 +494,7 @@ def create_app(memory: Memory, auth: Auth) -> FastAPI:
         from ..permissions import role_permissions
 
         role_permissions(b.role, "r", "a")  # a known role, or InputError
-        memory._scope(b.dataset, p.project, p.environment)
+        memory.services.scope(b.dataset, p.project, p.environment)
         token, exp = auth.tokens.mint(p.project, p.environment, b.dataset, b.role, b.expires_in)
         return TokenResult(token=token, expires_at=exp)
 

@@ -192,7 +192,7 @@ def create_dashboard(memory: Memory, auth: Auth) -> tuple[APIRouter, StaticFiles
         shown = {f.fact_id: f for f in page.facts}
         # What replaced a fact may sit on another page: read those by id (the dataset is already allowed).
         wanted = [f.superseded_by for f in page.facts if f.superseded_by and f.superseded_by not in shown]
-        scope = memory._scope(dataset, p.project, p.environment)
+        scope = memory.services.scope(dataset, p.project, p.environment)
         known = shown | {f.fact_id: f for f in memory.store.get_facts(scope, wanted)}
         now = timeutil.now()
         entries = [(f, fact_state(f, now), known.get(f.superseded_by) if f.superseded_by else None)

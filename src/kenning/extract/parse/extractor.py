@@ -298,7 +298,7 @@ def _clause(c: Clause, at: datetime) -> list[Candidate]:
     prt = next((t.lower_ for t in v.children if t.dep_ == "prt"), None)
     if v.lower_ in ("done", "finished", "through") and not c.negated and c.tense != "future" and any(
             a.lemma_ == "be" for a in v.children if a.dep_ in ("aux", "auxpass")):
-        thing = next((o for p, o in fr._preps(v) if p == "with"), None)   # "I'm done with chess"
+        thing = next((o for p, o in fr.prep_objects(v) if p == "with"), None)   # "I'm done with chess"
         if thing is not None and thing.lower_ in ("it", "that", "them"):
             thing = _antecedent(thing)
         if thing is not None and (ph.is_name(thing) and thing.ent_type_ in ("PERSON", "")):
@@ -329,8 +329,8 @@ def _employer(c: Clause, lemma: str) -> list[Candidate]:
     for a living says where one works."""
     if lemma not in _TRADE_VERBS or c.tense != "present" or c.progressive or c.subject != "user":
         return []
-    obj = fr._dobj(c.verb)
-    preps = fr._preps(c.verb) + (fr._preps(obj) if obj is not None else [])
+    obj = fr.direct_object(c.verb)
+    preps = fr.prep_objects(c.verb) + (fr.prep_objects(obj) if obj is not None else [])
     return [make("attribute", "works at", ph.phrase(o), "ORG") for p, o in preps
             if p in ("with", "at", "for") and o.pos_ == "PROPN" and o.ent_type_ in ("ORG", "")]
 
@@ -361,14 +361,14 @@ def _positive(c: Clause, lemma: str, prt: str | None) -> list[Candidate]:
     if lemma in ("marry",) or (lemma == "get" and any(t.lower_ == "married" for t in v.children)) or (
             lemma == "tie" and any(t.lower_ == "knot" for t in v.subtree)):
         names = [p.text for p in c.partners if ph.is_name(p)]
-        for prep, o in fr._preps(v):
+        for prep, o in fr.prep_objects(v):
             if prep == "to" and ph.is_name(o):
                 names.append(o.text)
         return [make("relation", "is married to", n, "PERSON") for n in names] or [
             make("event", "got", "married", None, text="user got married")]
     if lemma == "engage" and v.tag_ == "VBN" or lemma == "get" and any(t.lower_ == "engaged" for t in v.children):
         names = [p.text for p in c.partners if ph.is_name(p)]
-        for prep, o in fr._preps(v) + [po for t in v.children if t.lower_ == "engaged" for po in fr._preps(t)]:
+        for prep, o in fr.prep_objects(v) + [po for t in v.children if t.lower_ == "engaged" for po in fr.prep_objects(t)]:
             if prep == "to" and ph.is_name(o):
                 names.append(o.text)
         return [make("relation", "is engaged to", n, "PERSON") for n in names] or [
@@ -384,7 +384,7 @@ def _positive(c: Clause, lemma: str, prt: str | None) -> list[Candidate]:
             goal = " ".join(t.text for t in words if t.i >= x.i)[:120]
             if len(goal.split()) <= 10:
                 return [make("plan" if lemma == "plan" else "goal", "wants to", goal, None, text=f"user wants to {goal}")]
-        obj = fr._dobj(v)
+        obj = fr.direct_object(v)
         if lemma == "plan" and obj is not None and obj.pos_ in ("NOUN", "PROPN") and obj.lemma_ not in w.ABSTRACT \
                 and (c.progressive or c.tense == "future"):
             # "I'm currently planning a ring-toss tournament for the shelter's fundraiser"
@@ -392,9 +392,9 @@ def _positive(c: Clause, lemma: str, prt: str | None) -> list[Candidate]:
             return [make("plan", "is planning", what, None, text=f"user is planning {what}")]
         return []
     if lemma in ("look", "think", "consider", "research", "shop", "eye") and (c.progressive or c.perfect):
-        for prep, o in fr._preps(v) or ([("", fr._dobj(v))] if fr._dobj(v) is not None else []):
+        for prep, o in fr.prep_objects(v) or ([("", fr.direct_object(v))] if fr.direct_object(v) is not None else []):
             if prep in ("at", "into", "about", "of", "for", "") and lemma != "think" or prep in ("about", "of"):
-                target = fr._dobj(o) if o.tag_ == "VBG" and fr._dobj(o) is not None else o
+                target = fr.direct_object(o) if o.tag_ == "VBG" and fr.direct_object(o) is not None else o
                 if target.pos_ in ("NOUN", "PROPN"):
                     return [make("preference", "is interested in", ph.phrase(target),
                                  ph.entity_type(target, "PRODUCT"))]
@@ -418,18 +418,18 @@ def _positive(c: Clause, lemma: str, prt: str | None) -> list[Candidate]:
             if lemma == "try" and (_ending(sub, x.lemma_.lower(), xprt) is not None):
                 return []   # "trying to quit": not yet
             got = _positive(sub, x.lemma_.lower(), xprt)
-            return got or ([] if x.lemma_ in w.EVENT_STOP or fr._dobj(x) is not None
+            return got or ([] if x.lemma_ in w.EVENT_STOP or fr.direct_object(x) is not None
                            else fr.intransitive(sub, x))
     if lemma == "cut" and prt in ("down", "back"):
-        for prep, o in fr._preps(v):
+        for prep, o in fr.prep_objects(v):
             if prep == "on":
                 return [make("routine", "does", ph.phrase(o), None, text=f"user is cutting down on {ph.phrase(o)}")]
     if lemma in ("offer",) and v.tag_ == "VBN":
         out = []
-        obj = fr._dobj(v)
+        obj = fr.direct_object(v)
         if obj is not None and obj.lemma_ not in w.JOB_NOUNS:
             out.append(make("attribute", "works as", ph.phrase(obj), "ROLE"))
-        for prep, o in fr._preps(v) + (fr._preps(obj) if obj is not None else []):
+        for prep, o in fr.prep_objects(v) + (fr.prep_objects(obj) if obj is not None else []):
             if prep in ("at", "with", "by", "from") and o.pos_ in ("PROPN", "NOUN"):
                 out.append(make("attribute", "works at", ph.phrase(o), "ORG"))
         return out
@@ -441,7 +441,7 @@ def _positive(c: Clause, lemma: str, prt: str | None) -> list[Candidate]:
         jobs = fr.job_start(c, v)
         if jobs:
             return jobs
-        obj = fr._dobj(v)
+        obj = fr.direct_object(v)
         if lemma in ("start", "begin") and obj is not None and obj.pos_ in ("NOUN", "PROPN") and \
                 obj.lemma_ not in w.JOB_NOUNS and obj.lemma_ not in w.ABSTRACT:
             words = [t for t in ph.span_tokens(obj) if not t.is_punct and t.lower_ not in ("a", "an", "the", "my", "our")]
@@ -453,19 +453,19 @@ def _positive(c: Clause, lemma: str, prt: str | None) -> list[Candidate]:
         return [make("attribute", "is", "retired", None, text="user is retired")]
     if lemma == "diagnose":
         return [make("attribute", "has condition", ph.phrase(o), None)
-                for p, o in fr._preps(v) if p == "with"]
+                for p, o in fr.prep_objects(v) if p == "with"]
     if lemma in ("have", "spend") and c.tense == "past":
         acts = _time_spent(v)
         if acts:
             return acts
     if lemma == "help" and c.tense == "past":
         x = next((t for t in v.children if t.dep_ in ("xcomp", "ccomp") and t.tag_ == "VB"), None)
-        inner = fr._dobj(x) if x is not None else None
+        inner = fr.direct_object(x) if x is not None else None
         if inner is not None and inner.pos_ in ("NOUN", "PROPN") and inner.lower_ not in w.PRONOUN_OBJECTS:
             what = ph.phrase(inner)   # "I helped renovate a rundown community center back home"
             return [make("event", f"helped {x.lemma_}", what, None, text=f"user helped {x.lemma_} {what}")]
     if lemma == "get" and prt == "back" and c.tense == "past":
-        trip = next((o for p, o in fr._preps(v) if p == "from" and o.pos_ in ("NOUN", "PROPN")), None)
+        trip = next((o for p, o in fr.prep_objects(v) if p == "from" and o.pos_ in ("NOUN", "PROPN")), None)
         if trip is not None and trip.lower_ not in ("work", "school", "home"):
             what = ph.phrase(trip)    # "Just got back from a family road trip yesterday"
             return [make("event", "got back from", what, None, text=f"user got back from {what}")]
@@ -483,14 +483,14 @@ def _positive(c: Clause, lemma: str, prt: str | None) -> list[Candidate]:
             if once:   # "I'm going hiking with my buddies this weekend": one outing ahead
                 return [make("plan", "is going", x.lower_, None, text=f"user is going {x.lower_}")]
             return [make("routine", "does", x.lower_, "SKILL", text=f"user goes {x.lower_}")]
-        for prep, o in fr._preps(v):
+        for prep, o in fr.prep_objects(v):
             if prep == "to" and o.lemma_ not in ("bed", "sleep", "work", "school", "doctor"):
                 if once:   # "I'm going to a transgender conference this month"
                     return [make("plan", "is going to", ph.phrase(o), ph.entity_type(o, "PLACE"))]
                 return [make("routine", "goes to", ph.phrase(o), ph.entity_type(o, "PLACE"))]
         return []
     if lemma in ("buy", "purchase", "get") and c.tense == "past":
-        obj = fr._dobj(v)
+        obj = fr.direct_object(v)
         if obj is not None and (obj.lemma_ in w.RELATION_NOUNS or obj.lower_ in w.RELATION_NOUNS or
                                 obj.lemma_ in w.JOB_NOUNS or obj.lemma_ in w.PET_NOUNS):
             return []
@@ -506,13 +506,13 @@ def _positive(c: Clause, lemma: str, prt: str | None) -> list[Candidate]:
         if got or not (c.progressive and c.tense != "past"):
             return got
         return _ongoing(c, lemma, prt)      # "I've been practicing for my next tournament"
-    if lemma in fr.INTRANSITIVE and fr._dobj(v) is None:
+    if lemma in fr.INTRANSITIVE and fr.direct_object(v) is None:
         got = fr.intransitive(c, v)
         if got or not (c.progressive and c.tense != "past"):
             return got
         return _ongoing(c, lemma, prt)
     if c.tense == "present" and not c.progressive and lemma not in w.EVENT_STOP:
-        obj = fr._dobj(v)
+        obj = fr.direct_object(v)
         if obj is not None and obj.pos_ in ("NOUN", "PROPN") and (_habitual(c) or _specific(obj) or (
                 obj.lemma_ in lx.FOODS or obj.lemma_ in lx.SPORTS or obj.lower_ in lx.LANGUAGES)):
             pred = third(lemma) + (f" {prt}" if prt else "")
@@ -541,24 +541,24 @@ def _ongoing(c: Clause, lemma: str, prt: str | None) -> list[Candidate]:
     month", "I've been working on supporting youth sports": what the user is busy with (a plan
     when it is dated ahead)."""
     v = c.verb
-    if lemma in ("carry", "keep") and any(p == "on" and o.lower_.endswith("ing") for p, o in fr._preps(v)):
-        o = next(o for p, o in fr._preps(v) if p == "on")   # "carrying on volunteering at the youth center"
-        what = ph.phrase(o) + "".join(f" {p} {ph.phrase(x)}" for p, x in fr._preps(o)[:1] if p in ("at", "with", "for"))
+    if lemma in ("carry", "keep") and any(p == "on" and o.lower_.endswith("ing") for p, o in fr.prep_objects(v)):
+        o = next(o for p, o in fr.prep_objects(v) if p == "on")   # "carrying on volunteering at the youth center"
+        what = ph.phrase(o) + "".join(f" {p} {ph.phrase(x)}" for p, x in fr.prep_objects(o)[:1] if p in ("at", "with", "for"))
         return [make("routine", "does", what, None, text=f"user keeps {what}")]
     if lemma in _PASSING_VERBS or lemma in w.EVENT_STOP and lemma not in ("write", "make", "put", "take", "give", "try"):
         return []
     if prt is None and any(t.lower_ == "together" and t.dep_ == "advmod" for t in v.children):
         prt = "together"   # "putting together a talent show"
-    target, prep = fr._dobj(v), ""
+    target, prep = fr.direct_object(v), ""
     if target is None:
-        for p, o in fr._preps(v):
+        for p, o in fr.prep_objects(v):
             if p in ("on", "with", "for", "at", "in", "to", "into") and o.ent_type_ not in ("DATE", "TIME"):
                 target, prep = o, p
                 break
     if target is None or target.lower_ in w.PRONOUN_OBJECTS:
         return []
     if target.tag_ == "VBG":          # "working on supporting youth sports"
-        inner = fr._dobj(target)
+        inner = fr.direct_object(target)
         if inner is None:
             return []
         what = f"{target.lower_} {ph.phrase(inner)}"
@@ -577,14 +577,14 @@ def _ongoing(c: Clause, lemma: str, prt: str | None) -> list[Candidate]:
 def _time_spent(v) -> list[Candidate]:
     """"we had a great time throwing a small party": what was done is the event; "we had a blast
     last year at the Pride fest": where it was is; "had the chance to volunteer at a youth center"."""
-    obj = fr._dobj(v)
+    obj = fr.direct_object(v)
     if obj is not None and obj.lemma_ in ("chance", "opportunity", "privilege", "honor", "honour"):
         x = next((t for t in obj.children if t.dep_ in ("acl", "relcl") and t.pos_ == "VERB"), None)
         if x is not None:
-            inner = fr._dobj(x)
-            target = inner if inner is not None else next((o for p, o in fr._preps(x)), None)
+            inner = fr.direct_object(x)
+            target = inner if inner is not None else next((o for p, o in fr.prep_objects(x)), None)
             if target is not None and target.pos_ in ("NOUN", "PROPN") and target.lower_ not in w.PRONOUN_OBJECTS:
-                prep = "" if inner is not None else " " + next(p for p, o in fr._preps(x) if o.i == target.i)
+                prep = "" if inner is not None else " " + next(p for p, o in fr.prep_objects(x) if o.i == target.i)
                 what = ph.phrase(target)
                 return [make("event", f"{x.lemma_}d{prep}" if x.lemma_.endswith("e") else f"{x.lemma_}ed{prep}",
                              what, None, text=f"user had the {obj.lower_} to {x.lemma_}{prep} {what}")]
@@ -592,10 +592,10 @@ def _time_spent(v) -> list[Candidate]:
     if obj is None or obj.lemma_ not in ("time", "blast", "fun", "day", "weekend", "night", "evening", "experience",
                                          "afternoon", "morning", "hours", "week"):
         return []
-    places = [o for p, o in fr._preps(v) + fr._preps(obj) if p in ("at", "in", "on") and o.pos_ in ("NOUN", "PROPN")
+    places = [o for p, o in fr.prep_objects(v) + fr.prep_objects(obj) if p in ("at", "in", "on") and o.pos_ in ("NOUN", "PROPN")
               and o.ent_type_ not in ("DATE", "TIME") and o.lemma_ not in w.TIME_NOUNS]
-    if not places and any(t.lower_ == "there" and t.dep_ == "advmod" for t in v.children) and fr._there(v) is not None:
-        places = [fr._there(v)]    # "have you been to Italy? I had a blast there last month"
+    if not places and any(t.lower_ == "there" and t.dep_ == "advmod" for t in v.children) and fr.place_of_there(v) is not None:
+        places = [fr.place_of_there(v)]    # "have you been to Italy? I had a blast there last month"
     if any(t.lower_ in ("not", "bad", "terrible", "awful", "rough", "horrible", "miserable") for t in obj.subtree):
         return []    # "a not-so-great experience at the hike"
     if places:
@@ -608,13 +608,13 @@ def _time_spent(v) -> list[Candidate]:
     acts += [g for a in acts for g in a.children if g.dep_ == "conj" and g.tag_ == "VBG"]
     out = []
     for g in acts:
-        inner = fr._dobj(g)
+        inner = fr.direct_object(g)
         if inner is not None and inner.pos_ in ("NOUN", "PROPN") and inner.lower_ not in w.PRONOUN_OBJECTS:
             what = ph.phrase(inner)
             out.append(make("event", g.lower_, what, None, text=f"user had a {obj.lower_} {g.lower_} {what}"))
         elif inner is None and g.lemma_ not in w.EVENT_STOP:   # "a great experience hiking with my church friends"
-            company = "".join(f" with {ph.phrase(o)}" for p, o in fr._preps(g)[:1] if p == "with")
-            where = next((o for p, o in fr._preps(v) + fr._preps(obj) if p in ("at", "in")
+            company = "".join(f" with {ph.phrase(o)}" for p, o in fr.prep_objects(g)[:1] if p == "with")
+            where = next((o for p, o in fr.prep_objects(v) + fr.prep_objects(obj) if p in ("at", "in")
                           and o.pos_ in ("NOUN", "PROPN") and o.ent_type_ not in ("DATE", "TIME")), None)
             if where is not None:   # "spent some time at the shelter volunteering at the front desk"
                 out.append(make("event", f"went {g.lower_} at", ph.phrase(where), None,
@@ -637,7 +637,7 @@ def _about_a_thing(c: Clause, at: datetime) -> list[Candidate]:
         return []
     mine = any(t.dep_ == "poss" and t.lower_ == "my" for t in attr.children)
     if subj.tag_ == "VBG" and subj.dep_ in ("csubj", "nsubj"):
-        inner = fr._dobj(subj)
+        inner = fr.direct_object(subj)
         doing = subj.lower_ + (f" {ph.phrase(inner)}" if inner is not None else "")
         if inner is not None and inner.lower_ in w.PRONOUN_OBJECTS:
             return []
@@ -652,11 +652,11 @@ def _about_a_thing(c: Clause, at: datetime) -> list[Candidate]:
         return []
     what = ph.phrase(subj)
     if c.tense == "present" and attr.lemma_ == "part" and any(
-            p == "of" and o.lemma_ == "life" and any(t.lower_ == "my" for t in o.children) for p, o in fr._preps(attr)):
+            p == "of" and o.lemma_ == "life" and any(t.lower_ == "my" for t in o.children) for p, o in fr.prep_objects(attr)):
         return [make("preference", "likes", what, ph.entity_type(subj, "THING"), text=f"user loves {what}")]
     if c.tense == "present" and (mine and attr.lemma_ in _MEANS_A_LOT or attr.lower_ in (
             "important", "special", "precious", "everything", "dear") and any(
-            p == "to" and o.lower_ == "me" for p, o in fr._preps(attr) + fr._preps(v))):
+            p == "to" and o.lower_ == "me" for p, o in fr.prep_objects(attr) + fr.prep_objects(v))):
         return [make("preference", "cares about", what, ph.entity_type(subj, "THING"),
                      text=f"user cares about {what}")]
     return []
@@ -685,7 +685,7 @@ def past_tense(lemma: str) -> str:
 
 
 def _pet_object(v) -> bool:
-    obj = fr._dobj(v)
+    obj = fr.direct_object(v)
     return obj is not None and (obj.lemma_ in w.PET_NOUNS or obj.lower_ in w.PET_NOUNS) and bool(ph.names_near(obj))
 
 
@@ -693,12 +693,12 @@ def _event(c: Clause, lemma: str, prt: str | None) -> list[Candidate]:
     """A past occurrence with its date: "ran my first 10k last weekend" → ran · first 10k."""
     v = c.verb
     if lemma in w.EVENT_STOP and lemma not in ("go", "have", "take", "do", "make", "get") and not (
-            lemma in ("write", "read", "give", "put") and fr._dobj(v) is not None and _specific(fr._dobj(v))):
+            lemma in ("write", "read", "give", "put") and fr.direct_object(v) is not None and _specific(fr.direct_object(v))):
         return []
-    if lemma == "take" and fr._dobj(v) is not None and fr._dobj(v).lemma_ in ("photo", "pic", "picture", "shot",
+    if lemma == "take" and fr.direct_object(v) is not None and fr.direct_object(v).lemma_ in ("photo", "pic", "picture", "shot",
                                                                               "selfie", "snap"):
         # "I took this photo at a beautiful location called Whispering Falls": where the user was
-        for p, o in fr._preps(v) + fr._preps(fr._dobj(v)):
+        for p, o in fr.prep_objects(v) + fr.prep_objects(fr.direct_object(v)):
             if p in ("at", "in", "on", "near") and o.pos_ in ("NOUN", "PROPN") and o.ent_type_ not in ("DATE", "TIME"):
                 named = next((g for t in o.children if t.dep_ == "acl" and t.lemma_ in ("call", "name")
                               for g in t.children if g.dep_ in ("oprd", "attr", "dobj", "npadvmod")), None)
@@ -706,7 +706,7 @@ def _event(c: Clause, lemma: str, prt: str | None) -> list[Candidate]:
                 return [make("event", f"took a photo {p}", where, None, text=f"user took a photo {p} {where}")]
         return []
     word = v.lower_ if v.tag_ in ("VBD", "VBN") else lemma
-    obj = fr._dobj(v) or next((t for t in v.children if t.dep_ == "npadvmod" and t.pos_ == "NOUN" and any(
+    obj = fr.direct_object(v) or next((t for t in v.children if t.dep_ == "npadvmod" and t.pos_ == "NOUN" and any(
         n.dep_ == "nummod" for n in t.children) and t.ent_type_ not in ("DATE", "TIME")
         and t.lemma_ not in w.TIME_NOUNS), None)   # "I scored 40 points": a count the parser reads as a measure
     pred = word + (f" {prt}" if prt else "")
@@ -714,10 +714,10 @@ def _event(c: Clause, lemma: str, prt: str | None) -> list[Candidate]:
         return []    # "took it at the beach", "got them at Zara": what, the clause does not say
     said = _event_text(c, v)
     if obj is not None and obj.lemma_ in ("love", "passion", "interest") and any(
-            p == "for" for p, _ in fr._preps(obj)):
-        obj = next(o for p, o in fr._preps(obj) if p == "for")   # "connected over our shared love for basketball"
+            p == "for" for p, _ in fr.prep_objects(obj)):
+        obj = next(o for p, o in fr.prep_objects(obj) if p == "for")   # "connected over our shared love for basketball"
     if lemma == "bear" and c.subject == "user":
-        return [make("attribute", "was born in", ph.phrase(fr._place_in(o)), "PLACE") for p, o in fr._preps(v)
+        return [make("attribute", "was born in", ph.phrase(fr.place_in(o)), "PLACE") for p, o in fr.prep_objects(v)
                 if p == "in" and (o.pos_ == "PROPN" or o.ent_type_ in ("GPE", "LOC"))][:1]
     if v.tag_ == "VBN" and any(a.dep_ == "auxpass" for a in v.children) and c.subject in ("user", "we"):
         # "I got mentored by this amazing business dude", "we got upgraded": done to the user
@@ -731,16 +731,16 @@ def _event(c: Clause, lemma: str, prt: str | None) -> list[Candidate]:
             "go", "finish", "start", "begin", "stop", "try") else None
     if gerund is not None and gerund.lemma_ not in ("be", "have", "do", "get"):
         # "we went camping with my fam", "finished rereading The Alchemist"
-        inner = fr._dobj(gerund)
+        inner = fr.direct_object(gerund)
         if inner is not None and inner.lower_ not in w.PRONOUN_OBJECTS and inner.lemma_ not in w.ABSTRACT:
             return [make("event", f"{word} {gerund.lower_}", ph.phrase(inner), None, text=said)]
         return [make("event", word, gerund.lower_, None, text=said)]
     if obj is None or obj.pos_ not in ("NOUN", "PROPN", "NUM"):
-        for prep, o in fr._preps(v):
+        for prep, o in fr.prep_objects(v):
             if o.pos_ in ("NOUN", "PROPN") and o.lemma_ not in w.TIME_NOUNS and not (
                     o.ent_type_ in ("DATE", "TIME")):
-                if o.lemma_ in ("love", "passion", "interest") and any(p == "for" for p, _ in fr._preps(o)):
-                    o = next(x for p, x in fr._preps(o) if p == "for")   # "over our shared love for basketball"
+                if o.lemma_ in ("love", "passion", "interest") and any(p == "for" for p, _ in fr.prep_objects(o)):
+                    o = next(x for p, x in fr.prep_objects(o) if p == "for")   # "over our shared love for basketball"
                 pred, obj = f"{pred} {prep}", o
                 break
         else:
@@ -750,9 +750,9 @@ def _event(c: Clause, lemma: str, prt: str | None) -> list[Candidate]:
     if lemma in ("have", "get", "do", "make", "take") and obj.lemma_ in w.ABSTRACT and not _specific(obj):
         return []
     what = ph.phrase(obj)
-    direct = fr._dobj(v)
+    direct = fr.direct_object(v)
     if lemma in ("take", "bring") and direct is not None and obj.i == direct.i:
-        dest = next((o for p, o in fr._preps(v) if p == "to" and o.pos_ in ("NOUN", "PROPN")), None)
+        dest = next((o for p, o in fr.prep_objects(v) if p == "to" and o.pos_ in ("NOUN", "PROPN")), None)
         if dest is not None:   # "took the kids to the museum": where is the memory
             what = f"{what} to {ph.phrase(dest)}"
     cand = make("event", pred, what, None, text=said)
@@ -790,7 +790,7 @@ def _negative(c: Clause, lemma: str) -> list[Candidate]:
     v = c.verb
     if lemma in ("eat", "drink", "smoke", "drive", "like", "enjoy", "speak", "play", "own", "have", "use",
                  "watch", "vape", "drive", "celebrate", "wear"):
-        obj = fr._dobj(v)
+        obj = fr.direct_object(v)
         pred = "does not " + lemma
         if lemma in ("like", "enjoy"):
             got = fr.like(c, v, "dislikes")
@@ -813,14 +813,14 @@ def _ending(c: Clause, lemma: str, prt: str | None) -> list[Candidate] | None:
         return None
     phrasal = (lemma, prt)
     if lemma == "put" and (prt == "down" or any(t.lower_ == "sleep" for t in v.subtree)):
-        obj = fr._dobj(v)     # "we had to put Rufus down", "put Bess to sleep": a pet that died
+        obj = fr.direct_object(v)     # "we had to put Rufus down", "put Bess to sleep": a pet that died
         if obj is not None and ph.is_name(obj):
             return [make("relation", "has", obj.lower_, None, ends=True, text=f"{obj.lower_} died")]
     if lemma in w.BREAKUP_VERBS or phrasal in w.BREAKUP_PHRASAL or (lemma == "split" and c.subject in ("we", "user")):
         # "me and jonah broke up": a partner in the subject is a person whatever the case it is written in
         names = [p.text for p in c.partners if ph.is_name(p) or p.pos_ in ("PROPN", "NOUN") and p.is_alpha
                  and p.lemma_.lower() not in w.RELATION_NOUNS and p.lower_ not in w.PRONOUN_OBJECTS]
-        for prep, o in fr._preps(v):
+        for prep, o in fr.prep_objects(v):
             if prep == "with" and ph.is_name(o):
                 names.append(o.text)
         out = [make("relation", "has partner", n.lower(), None, ends=True) for n in names] or [
@@ -834,8 +834,8 @@ def _ending(c: Clause, lemma: str, prt: str | None) -> list[Candidate] | None:
         return None   # "I sell real estate with Baird & Warner": a living, not a sale
     if c.negated:
         return None
-    if lemma == "lose" and fr._dobj(v) is not None and fr._dobj(v).lemma_ in w.JOB_NOUNS:
-        orgs = [o for p, o in fr._preps(fr._dobj(v)) + fr._preps(v) if p in ("at", "with")]
+    if lemma == "lose" and fr.direct_object(v) is not None and fr.direct_object(v).lemma_ in w.JOB_NOUNS:
+        orgs = [o for p, o in fr.prep_objects(fr.direct_object(v)) + fr.prep_objects(v) if p in ("at", "with")]
         return [make("attribute", "works at", ph.phrase(o) if orgs else "", None, ends=True,
                      text=f"user lost their job{' at ' + ph.phrase(o) if orgs else ''}") for o in (orgs or [None])][:1]
     if lemma == "lose" and not _pet_or_person_obj(v):
@@ -846,7 +846,7 @@ def _ending(c: Clause, lemma: str, prt: str | None) -> list[Candidate] | None:
     x = next((t for t in v.children if t.dep_ in ("xcomp", "dobj", "pcomp") and (
         t.tag_ == "VBG" or (t.dep_ == "dobj" and t.lower_.endswith("ing") and t.pos_ == "NOUN"))), None)
     if x is not None:   # "stopped eating red meat", "quit smoking"
-        obj = fr._dobj(x)
+        obj = fr.direct_object(x)
         thing = ph.phrase(obj) if obj is not None else x.lower_
         out.append(make("routine", "does", thing if obj is not None else x.lower_, None, ends=True,
                         text=f"user stopped {x.lower_}{' ' + thing if obj is not None else ''}"))
@@ -856,9 +856,9 @@ def _ending(c: Clause, lemma: str, prt: str | None) -> list[Candidate] | None:
             thing = {"drink": "alcohol", "smoke": "cigarettes", "vape": "vapes"}[x.lemma_]
             out.append(make("routine", f"does not {x.lemma_}", thing, None, text=f"user does not {x.lemma_}"))
         return out
-    obj = fr._dobj(v)
+    obj = fr.direct_object(v)
     if obj is None:
-        for prep, o in fr._preps(v):
+        for prep, o in fr.prep_objects(v):
             if prep in ("from", "at", "with"):
                 obj = o
                 break
@@ -873,7 +873,7 @@ def _ending(c: Clause, lemma: str, prt: str | None) -> list[Candidate] | None:
             return []
         thing = ph.phrase(obj)
     if obj.lemma_ in w.JOB_NOUNS:
-        orgs = [o for p, o in fr._preps(obj) + fr._preps(v) if p in ("at", "with", "from")
+        orgs = [o for p, o in fr.prep_objects(obj) + fr.prep_objects(v) if p in ("at", "with", "from")
                 and o.pos_ in ("PROPN", "NOUN") and o.ent_type_ not in ("DATE", "TIME") and o.lemma_ not in w.TIME_NOUNS]
         if not orgs:
             return [make("attribute", "works at", "", None, ends=True)]
@@ -887,7 +887,7 @@ def _ending(c: Clause, lemma: str, prt: str | None) -> list[Candidate] | None:
 
 
 def _pet_or_person_obj(v) -> bool:
-    obj = fr._dobj(v)
+    obj = fr.direct_object(v)
     return obj is not None and (obj.lemma_ in w.PET_NOUNS or obj.lemma_ in w.RELATION_NOUNS or ph.is_name(obj))
 
 
@@ -903,11 +903,11 @@ def _copula(c: Clause) -> list[Candidate]:
     if off and c.subject in ("user", "we") and not c.negated:
         x = next((t for t in v.children if t.dep_ in ("xcomp", "advcl") and t.pos_ == "VERB"), None)
         if x is not None:   # "I'm off to do some taekwondo!"
-            obj = fr._dobj(x)
+            obj = fr.direct_object(x)
             if obj is not None and obj.pos_ in ("NOUN", "PROPN") and obj.lemma_ not in w.ABSTRACT and \
                     obj.lower_ not in lx.ACQUIRED_TRANSIENT and x.lemma_ in ("do", "play", "practice", "practise"):
                 return [make("routine", "does", ph.phrase(obj), "SKILL", text=f"user does {ph.phrase(obj)}")]
-    for p, o in fr._preps(v) + [po for t in v.children if t.lower_ == "off" for po in fr._preps(t)]:
+    for p, o in fr.prep_objects(v) + [po for t in v.children if t.lower_ == "off" for po in fr.prep_objects(t)]:
         if p == "to" and off and o.pos_ == "PROPN" and c.subject in ("user", "we"):
             # "Next month, I'm off to Ireland for a semester": a trip or a move, from its date
             out.append(make("plan", "is going to", ph.phrase(o), "PLACE", text=f"user is off to {ph.phrase(o)}"))
@@ -921,7 +921,7 @@ def _copula(c: Clause) -> list[Candidate]:
         if p == "in" and o.ent_type_ in ("GPE",) and c.subject in ("user", "we") and c.tense != "future":
             out.append(make("attribute", "lives in", ph.phrase(o), "PLACE"))
         if p == "from":
-            out.append(make("attribute", "is from", ph.phrase(fr._place_in(o)), "PLACE"))
+            out.append(make("attribute", "is from", ph.phrase(fr.place_in(o)), "PLACE"))
         elif p == "on" and o.pos_ in ("NOUN", "PROPN") and o.lower_ not in w.PRONOUN_OBJECTS and (
                 o.lemma_ in ("medication", "tablet", "pill") or o.text[:1].islower() and
                 any(k in o.lower_ for k in ("ine", "ol", "pine", "statin", "iron", "pril", "zole", "mab"))):
@@ -934,7 +934,7 @@ def _copula(c: Clause) -> list[Candidate]:
 
 
 def _negate(cand: Candidate) -> Candidate:
-    cand.predicate = fr._neg(cand.predicate)
+    cand.predicate = fr.negative_predicate(cand.predicate)
     cand.text = f"user {cand.predicate} {cand.object}"
     return cand
 
@@ -961,7 +961,7 @@ def _copula_value(c: Clause, a) -> list[Candidate]:
         pred = w.ADJ_PREP.get(low)
         if pred:
             out = []
-            objs = [o for p, o in fr._preps(a)] or [x for x in a.children if x.dep_ == "xcomp" and any(
+            objs = [o for p, o in fr.prep_objects(a)] or [x for x in a.children if x.dep_ == "xcomp" and any(
                 g.lower_ == "to" for g in x.children)]
             for o in objs:
                 for item in ph.conjuncts(o):
@@ -980,12 +980,12 @@ def _copula_value(c: Clause, a) -> list[Candidate]:
     if a.pos_ in ("NOUN", "PROPN") and a.dep_ == "attr":
         if lemma == "fan":
             return [make("preference", "likes", ph.phrase(o), ph.entity_type(o, "THING"))
-                    for p, o in fr._preps(a) if p == "of"]
+                    for p, o in fr.prep_objects(a) if p == "of"]
         text = ph.phrase(a, keep_of=False)
         if lemma in w.ROLES or text.lower() in w.ROLES or low.endswith(w.ROLE_SUFFIXES) and a.pos_ == "NOUN" \
                 and lemma not in w.NOT_ROLES:
             out = [make("attribute", "works as", text, "ROLE")]
-            for p, o in fr._preps(a):
+            for p, o in fr.prep_objects(a):
                 if p in ("at", "for", "with") and o.lemma_ not in w.TIME_NOUNS:
                     out.append(make("attribute", "works at", ph.phrase(o), "ORG"))
                 elif p == "in" and o.ent_type_ in ("GPE", "LOC"):
@@ -1009,7 +1009,7 @@ def _appositives(name) -> list[Candidate]:
 
 def _role_phrase(t) -> list[Candidate]:
     out = [make("attribute", "works as", ph.phrase(t, keep_of=False), "ROLE")]
-    for p, o in fr._preps(t):
+    for p, o in fr.prep_objects(t):
         if p in ("at", "for", "with"):
             out.append(make("attribute", "works at", ph.phrase(o), "ORG"))
         elif p == "in" and (o.ent_type_ in ("GPE", "LOC") or o.pos_ == "PROPN"):
@@ -1017,7 +1017,7 @@ def _role_phrase(t) -> list[Candidate]:
     # "here in Austin" hangs on the verb
     for s in t.sent:
         if s.lower_ == "here":
-            for p, o in fr._preps(s):
+            for p, o in fr.prep_objects(s):
                 if p == "in":
                     out.append(make("attribute", "lives in", ph.phrase(o), "PLACE"))
     return out
@@ -1148,7 +1148,7 @@ def _fragment_job(sent) -> list[Candidate]:
                         if o.dep_ == "pobj" and o.pos_ in ("PROPN", "NOUN"):
                             pred, et = ("works at", "ORG") if p.lower_ == "at" else ("works as", "ROLE")
                             out.append(make("attribute", pred, ph.phrase(o), et))
-                            for p2, o2 in fr._preps(o):
+                            for p2, o2 in fr.prep_objects(o):
                                 if p2 == "at":
                                     out.append(make("attribute", "works at", ph.phrase(o2), "ORG"))
     return out
@@ -1194,7 +1194,7 @@ def _other(c: Clause, at: datetime, births: list) -> list[Candidate]:
         births.append(name.text.lower())
         return []
     if lemma == "offer" and any(t.lower_ == "me" and t.dep_ in ("dative", "dobj") for t in v.children):
-        job = fr._dobj(v)
+        job = fr.direct_object(v)
         if job is not None and job.lemma_ in w.JOB_NOUNS and (subj.pos_ == "PROPN" or subj.ent_type_ == "ORG"):
             return [make("attribute", "works at", ph.phrase(subj), "ORG")]
         if job is not None and job.lemma_ not in w.JOB_NOUNS:
@@ -1213,8 +1213,8 @@ def _other(c: Clause, at: datetime, births: list) -> list[Candidate]:
                         ph.entity_type(subj, "THING"), confidence=0.55)
             cand.needs_known_entity = True   # only an opinion about something the user already talked about
             return [cand]
-    if lemma == "propose" and fr._dobj(v) is None and all(
-            o.lower_ == "me" for p, o in fr._preps(v) if p == "to"):
+    if lemma == "propose" and fr.direct_object(v) is None and all(
+            o.lower_ == "me" for p, o in fr.prep_objects(v) if p == "to"):
         if name is not None:
             return [make("relation", "is engaged to", name.text, "PERSON")]
         if subj.lower_ in ("he", "she"):   # "he proposed last night and I said yes"
@@ -1235,7 +1235,7 @@ def _other(c: Clause, at: datetime, births: list) -> list[Candidate]:
         return [make("preference", "likes", ph.phrase(a), ph.entity_type(a, "THING"))
                 for a in v.children if a.dep_ in ("attr", "acomp") and a.lower_ not in w.PRONOUN_OBJECTS]
     if c.subject == "my" and subj.lemma_ in fr.HOUSING:
-        for p, o in fr._preps(subj) + (fr._preps(v) if lemma == "be" else []):
+        for p, o in fr.prep_objects(subj) + (fr.prep_objects(v) if lemma == "be" else []):
             if p in ("in", "on", "near") and (o.pos_ == "PROPN" or o.text[:1].isupper()):
                 return [make("attribute", "lives in", ph.phrase(o), "PLACE")]
     if c.subject == "my" and lemma == "be" and subj.lemma_ not in w.RELATION_NOUNS and subj.lemma_ not in w.PET_NOUNS:

@@ -2,11 +2,11 @@
 from __future__ import annotations
 
 from ..base import Candidate
-from ...predicates import _third_person
+from ...predicates import third_person
 
 
 def third(lemma: str) -> str:
-    return _third_person(lemma.lower())
+    return third_person(lemma.lower())
 
 
 def make(kind: str, predicate: str, obj: str, etype: str | None, *, text: str | None = None,

@@ -19,7 +19,7 @@ def _children(tok, deps):
     return [c for c in tok.children if c.dep_ in deps]
 
 
-def _preps(verb) -> list[tuple[str, object]]:
+def prep_objects(verb) -> list[tuple[str, object]]:
     """(preposition, object head) pairs hung on the verb, "to the Plateau", "at Amazon"."""
     out = []
     for p in _children(verb, ("prep", "dative", "agent")):
@@ -47,7 +47,7 @@ _NOT_OBJECTS = frozenset("now again too more much less lot still already also re
                          "anymore yet ever never always once twice today tonight".split())
 
 
-def _dobj(verb):
+def direct_object(verb):
     objs = _children(verb, ("dobj", "attr", "oprd"))
     if objs:
         return objs[0]
@@ -61,7 +61,7 @@ def _dobj(verb):
     return None
 
 
-def _place_in(head):
+def place_in(head):
     """The most specific named place in a phrase: "an apartment in Denver" → Denver."""
     if head.ent_type_ in ("GPE", "LOC", "FAC") or head.pos_ == "PROPN":
         return head
@@ -88,17 +88,17 @@ def _listed(head, predicate, kind, etype, clause, text_fmt=None, **kw):
     return out
 
 
-def _neg(predicate: str) -> str:
+def negative_predicate(predicate: str) -> str:
     words = predicate.split(" ", 1)
     if words[0] in ("is", "has"):
         return f"{words[0]} not {words[1]}" if len(words) > 1 else predicate
-    from ...predicates import _base_form
-    return "does not " + _base_form(words[0]) + (" " + words[1] if len(words) > 1 else "")
+    from ...predicates import base_form
+    return "does not " + base_form(words[0]) + (" " + words[1] if len(words) > 1 else "")
 
 
 def work(clause: Clause, verb) -> list:
     out = []
-    for prep, o in _preps(verb):
+    for prep, o in prep_objects(verb):
         if prep in ("at", "for", "with"):
             if o.lower_ in ("home", "night", "nights", "weekends"):
                 continue
@@ -116,9 +116,9 @@ def work(clause: Clause, verb) -> list:
 
 def live(clause: Clause, verb) -> list:
     out = []
-    for prep, o in _preps(verb):
+    for prep, o in prep_objects(verb):
         if prep in ("in", "at", "near", "outside", "on"):
-            place = _place_in(o)
+            place = place_in(o)
             if place.lower_ not in ("home", "boxes", "box", "suitcase") and place.lemma_ not in HOUSING:
                 out.append(make("attribute", "lives in", _obj_text(place), "PLACE"))
         elif prep == "with":
@@ -135,7 +135,7 @@ HOUSING = frozenset("""house flat apartment bungalow condo home place cottage st
  duplex cabin farmhouse""".split())
 
 
-def _there(verb):
+def place_of_there(verb):
     """"we're moving there": the last place the message named before the verb."""
     places = [t for t in verb.doc[:verb.i] if t.ent_type_ in ("GPE", "LOC") and t.pos_ == "PROPN"]
     return places[-1] if places else None
@@ -144,11 +144,11 @@ def _there(verb):
 def move(clause: Clause, verb) -> list:
     out = []
     there = next((c for c in verb.children if c.lower_ == "there" and c.dep_ == "advmod"), None)
-    if there is not None and _there(verb) is not None:
-        return [make("attribute", "lives in", _obj_text(_there(verb)), "PLACE")]
-    for prep, o in _preps(verb):
+    if there is not None and place_of_there(verb) is not None:
+        return [make("attribute", "lives in", _obj_text(place_of_there(verb)), "PLACE")]
+    for prep, o in prep_objects(verb):
         if prep in PLACE_PREPS or prep in ("back to", "over to", "out to", "up to", "down to"):
-            place = _place_in(o)
+            place = place_in(o)
             if place.lower_ in ("home",) or place.lemma_ in HOUSING:
                 continue   # "moved into the condo": where, the message does not say
             out.append(make("attribute", "lives in", _obj_text(place), "PLACE"))
@@ -156,7 +156,7 @@ def move(clause: Clause, verb) -> list:
     if not out:   # "moving in together next month, a bigger place in Rosemont"
         for home in verb.children:
             if home.dep_ in ("npadvmod", "appos", "dobj") and home.lemma_ in HOUSING:
-                for prep, o in _preps(home):
+                for prep, o in prep_objects(home):
                     if prep in ("in", "on", "near") and o.pos_ == "PROPN":
                         out.append(make("attribute", "lives in", _obj_text(o), "PLACE"))
                         break
@@ -169,7 +169,7 @@ def move(clause: Clause, verb) -> list:
 
 
 def have(clause: Clause, verb) -> list:
-    obj = _dobj(verb)
+    obj = direct_object(verb)
     if obj is None:
         return []
     out = []
@@ -214,12 +214,12 @@ def _ownable(item) -> bool:
 
 
 def like(clause: Clause, verb, predicate: str) -> list:
-    obj = _dobj(verb)
+    obj = direct_object(verb)
     xcomp = _children(verb, ("xcomp",))
     if obj is None and xcomp:
         x = xcomp[0]
         if x.tag_ == "VBG" or any(c.lower_ == "to" for c in x.children):
-            inner = _dobj(x)
+            inner = direct_object(x)
             text = x.lower_ if x.tag_ == "VBG" else x.lemma_
             if x.tag_ != "VBG":
                 text = _gerund(x.lemma_)
@@ -246,13 +246,13 @@ def _gerund(lemma: str) -> str:
 def simple(clause: Clause, verb, predicate: str, kind: str, etype: str | None) -> list:
     last = predicate.rsplit(" ", 1)[-1]
     if last in ("for", "at", "in", "to", "with", "on"):
-        for prep, o in _preps(verb):
+        for prep, o in prep_objects(verb):
             if prep == last:
                 return _listed(o, predicate, kind, etype, clause)
         return []
-    obj = _dobj(verb)
+    obj = direct_object(verb)
     if obj is None:
-        for prep, o in _preps(verb):
+        for prep, o in prep_objects(verb):
             if prep in ("in", "at"):
                 obj = o
                 break
@@ -265,7 +265,7 @@ def intransitive(clause: Clause, verb) -> list:
     """"I cycle to work every day", "I swim three mornings a week": a routine without an object."""
     gerund = _gerund(verb.lemma_) if verb.tag_ != "VBG" else verb.lower_
     tail = ""
-    for prep, o in _preps(verb):
+    for prep, o in prep_objects(verb):
         if prep in ("to", "at", "in", "with"):
             tail = f" {prep} {_obj_text(o)}"
             break
@@ -274,11 +274,11 @@ def intransitive(clause: Clause, verb) -> list:
 
 
 def play(clause: Clause, verb) -> list:
-    obj = _dobj(verb)
+    obj = direct_object(verb)
     if obj is None:
         return []
     out = _listed(obj, "plays", "skill", "SKILL", clause)
-    for prep, o in _preps(verb):
+    for prep, o in prep_objects(verb):
         if prep == "in" and o.lemma_ in w.GROUP_NOUNS:
             out.append(make("attribute", "is a member of", _obj_text(o), "ORG"))
         elif prep == "at" and o.pos_ == "PROPN":
@@ -287,8 +287,8 @@ def play(clause: Clause, verb) -> list:
 
 
 def teach(clause: Clause, verb) -> list:
-    out = simple(clause, verb, "teaches", "attribute", "TOPIC") if _dobj(verb) is not None else []
-    for prep, o in _preps(verb):
+    out = simple(clause, verb, "teaches", "attribute", "TOPIC") if direct_object(verb) is not None else []
+    for prep, o in prep_objects(verb):
         if prep in ("at", "for") and o.pos_ in ("PROPN", "NOUN") and o.lemma_ not in HOUSING:
             out.append(make("attribute", "works at", _obj_text(o), "ORG"))
     return out
@@ -296,12 +296,12 @@ def teach(clause: Clause, verb) -> list:
 
 def housing(clause: Clause, verb) -> list:
     """"we're buying a bungalow in Harrogate": where the user will live."""
-    obj = _dobj(verb)
+    obj = direct_object(verb)
     if obj is None or obj.lemma_ not in HOUSING:
         return []
-    place = _place_in(obj)
+    place = place_in(obj)
     if place is obj:
-        place = next((o for p, o in _preps(verb) if p in ("in", "near") and o.pos_ == "PROPN"), None)
+        place = next((o for p, o in prep_objects(verb) if p in ("in", "near") and o.pos_ == "PROPN"), None)
         if place is None:
             return []
     return [make("attribute", "lives in", _obj_text(place), "PLACE")]
@@ -309,10 +309,10 @@ def housing(clause: Clause, verb) -> list:
 
 def study(clause: Clause, verb) -> list:
     out = []
-    obj = _dobj(verb)
+    obj = direct_object(verb)
     if obj is not None:
         out.extend(_listed(obj, "studies", "attribute", "TOPIC", clause))
-    for prep, o in _preps(verb):
+    for prep, o in prep_objects(verb):
         if prep == "at":
             out.append(make("attribute", "studies at", _obj_text(o), "ORG"))
     return out
@@ -321,10 +321,10 @@ def study(clause: Clause, verb) -> list:
 def job_start(clause: Clause, verb) -> list:
     """start/begin/join/accept/land/get + a job at X, "starting at X as Y", "joining X"."""
     out = []
-    obj = _dobj(verb)
-    preps = _preps(verb)
+    obj = direct_object(verb)
+    preps = prep_objects(verb)
     if obj is not None:
-        preps = preps + _preps(obj)
+        preps = preps + prep_objects(obj)
         if obj.lemma_ in w.GROUP_NOUNS:
             return [make("attribute", "is a member of", _obj_text(obj), "ORG")]
         if obj.lemma_ in w.JOB_NOUNS:
@@ -345,7 +345,7 @@ def job_start(clause: Clause, verb) -> list:
             out.append(make("attribute", "works as", _obj_text(o), "ROLE"))
     for x in _children(verb, ("advcl", "xcomp", "conj")):
         if x.lemma_ in ("start", "begin") and x.tag_ == "VBG":
-            for prep, o in _preps(x):
+            for prep, o in prep_objects(x):
                 if prep == "as":
                     out.append(make("attribute", "works as", _obj_text(o), "ROLE"))
     return out
