@@ -60,7 +60,7 @@ def run(data, threads: int) -> dict:
             ids.append(mem.add_turn(f"paced-{dataset}", "user", text, at=at, message_id=f"p-{dia}-{i}").request_id)
             t_next += 1 / rate
         mem.flush()
-        jobs = [mem.store.get_job(r) for r in ids]
+        jobs = [mem.store.get_job(r, *mem.services.tenant()) for r in ids]
         delays = [(j.updated_at - j.created_at).total_seconds() * 1000 for j in jobs]
         mem.close()
     return {"worker_threads": threads, "jobs": len(data), "failed": failed, "seconds": round(total, 2),

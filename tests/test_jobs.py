@@ -115,7 +115,7 @@ def test_failed_jobs_keep_turn_and_error_and_can_be_retried(new_memory):
         s = mem.status(r.request_id)
         assert (s.status, s.processing_status) == ("failed", "failed")
         assert "malformed JSON" in s.processing_error
-        assert mem.store.get_job(r.request_id).content == "I live in Berlin."
+        assert mem.store.get_job(r.request_id, *mem.services.tenant()).content == "I live in Berlin."
         extractor.fail = False
         assert mem.retry_failed() == 1
         mem.flush(timeout=30)

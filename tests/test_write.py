@@ -317,7 +317,7 @@ def test_temporary_chat_keeps_facts_but_no_episode(mem):
 def test_embedding_text_is_anchor_enriched(local_embedder, store_url):
     with Memory(store_url, embedder=None) as mem:
         mem.add("I live in Lisbon and I am allergic to peanuts.", "sam", at=at(0))
-        texts = sorted(text for _, _, text in mem.store.pending_facts(10))
+        texts = sorted(text for _, _, text in mem.store.pending("fact", 10))
     assert texts == ["user is allergic to peanuts. About: peanuts.", "user lives in lisbon. About: lisbon."]
 
 
@@ -422,13 +422,13 @@ def test_without_embedder_facts_are_pending_and_filled_later(local_embedder, sto
         r = plain.add("I live in Berlin and I love jazz.", "sam", at=at(0))
         plain.add("I play the cello.", "alex", at=at(0))
         assert r.candidates_stored == 2
-        assert len(plain.store.pending_facts(100)) == 3
+        assert len(plain.store.pending("fact", 100)) == 3
         assert plain.store.fact_vectors(sc("sam"), r.memory_ids) == {}
         assert plain.recall("Where does the user live?", "sam").facts[0].object == "berlin"
 
     with Memory(store_url) as mem:
         assert mem.embed_pending(batch=2) == 3
-        assert mem.store.pending_facts(100) == []
+        assert mem.store.pending("fact", 100) == []
         assert mem.embed_pending() == 0
         vectors = mem.store.fact_vectors(sc("sam"), r.memory_ids)
         assert set(vectors) == set(r.memory_ids)
@@ -453,11 +453,11 @@ def test_embed_pending_fills_entities_so_later_typos_resolve(store_url):
     url = store_url
     with Memory(url, embedder=None) as plain:
         plain.add("I'm looking at the Toyota Corolla Hybrid.", dataset="sam", at="2026-08-16T09:00:00Z")
-        assert plain.store.pending_entities(10)
+        assert plain.store.pending("entity", 10)
     with Memory(url) as mem:
         assert mem.embed_pending(project="default", environment="default") >= 1
-        assert mem.store.pending_entities(10) == []
-        assert mem.store.pending_facts(10) == []
+        assert mem.store.pending("entity", 10) == []
+        assert mem.store.pending("fact", 10) == []
 
 
 def test_embed_pending_of_one_project_leaves_the_others(store_url):
@@ -469,4 +469,4 @@ def test_embed_pending_of_one_project_leaves_the_others(store_url):
         plain.add("I live in Rome.", dataset="sam", project="b")
     with Memory(url) as mem:
         assert mem.embed_pending(project="a") == 1
-        assert [s.project for s, _, _ in mem.store.pending_facts(10)] == ["b"]
+        assert [s.project for s, _, _ in mem.store.pending("fact", 10)] == ["b"]

@@ -130,7 +130,7 @@ def cmd_demo(args) -> int:
 
     mem = Memory(args.db)
     dataset = args.dataset or f"demo-{datetime.now(timezone.utc):%Y%m%d-%H%M%S}"
-    where = getattr(mem.store, "path", args.db)
+    where = mem.store.location
     print(f"kenning demo: store {where}, dataset {dataset!r}\n")
     started = time.perf_counter()
     for at, text in DEMO:
@@ -203,7 +203,7 @@ def cmd_worker(args) -> int:
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())
     workers = [Worker(mem.services, lease_seconds=args.lease, poll_seconds=args.poll) for _ in range(args.threads)]
-    print(f"kenning worker: {len(workers)} thread(s) on {getattr(mem.store, 'path', args.db)}", flush=True)
+    print(f"kenning worker: {len(workers)} thread(s) on {mem.store.location}", flush=True)
     done = [0] * len(workers)
 
     def run(i: int) -> None:
@@ -227,7 +227,7 @@ def cmd_serve(args) -> int:
     from .server import build
 
     app, mem, auth = build(args.db, host=args.host)
-    where = getattr(mem.store, "path", args.db)
+    where = mem.store.location
     print(f"kenning serve: data in {where}")
     if auth.dev_mode:
         print("kenning serve: no API key configured; single-user development mode on loopback (every request is "
@@ -258,17 +258,10 @@ def cmd_migrate(args) -> int:
 
     store = open_store(args.db, Settings.from_env())
     try:
-        listed = getattr(store, "applied_migrations", None)
-        if listed is not None:
-            applied = listed()
-        else:  # SQLite migrates every migration it knows on open, in order
-            from .store.sqlite import MIGRATIONS
-
-            applied = [(m.__name__, None) for m in MIGRATIONS]
-        now = getattr(store, "migrated_now", None)   # the migrations this open applied, where the store says
+        applied, now = store.applied_migrations(), store.migrated_now
         rows = [{"migration": name, "applied_at": at.isoformat() if at else None,
-                 "applied": None if now is None else "now" if name in now else "before"} for name, at in applied]
-        _show(args, rows, ["migration", "applied_at", "applied"], f"migrations of {getattr(store, 'path', args.db)}")
+                 "applied": "now" if name in now else "before"} for name, at in applied]
+        _show(args, rows, ["migration", "applied_at", "applied"], f"migrations of {store.location}")
     finally:
         store.close()
     return 0

@@ -171,7 +171,7 @@ def cmd_mcp(args) -> int:
     mem = Memory(args.db)
     try:
         server = build_server(mem, dataset)
-        where = getattr(mem.store, "path", args.db)
+        where = mem.store.location
         if not args.http:
             print(f"kenning mcp: dataset {dataset!r} in {where}, over stdio", file=sys.stderr, flush=True)
             server.run("stdio")

@@ -171,15 +171,15 @@ class Memory:
         if (request_id is None) == (memory_id is None):
             raise InputError("pass a request_id or memory_id=…")
         if memory_id is not None:
-            state = self.store.fact_state(memory_id)
-            if state is None or state[0][:2] != (project, environment):
+            state = self.store.fact_state(memory_id, project, environment)
+            if state is None:
                 return MemoryStatus(memory_id=memory_id, stored=False)
             _, fact, embedded = state
             live = fact.invalid_at is None and fact.live_at(timeutil.now())
             return MemoryStatus(memory_id=memory_id, stored=True, live=live,
                                 searchable=live and (embedded or self.embedder is None))
-        job = self.store.get_job(request_id)
-        if job is None or (job.project, job.environment) != (project, environment):
+        job = self.store.get_job(request_id, project, environment)
+        if job is None:
             raise NotFound(f"no request {request_id!r} in project {project!r}, environment {environment!r}")
         status = {"queued": "processing", "distilling": "processing"}.get(job.status, job.status)
         result = job.result

@@ -132,13 +132,12 @@ class UserMemory:
     def status(self, request_id: str | None = None, *, memory_id: str | None = None):
         self._need(self.read_permission, "status")
         if request_id is not None:
-            job = self._m.store.get_job(request_id)
-            if job is None or (job.project, job.environment, job.dataset) != (self.project, self.environment,
-                                                                               self.dataset):
+            job = self._m.store.get_job(request_id, self.project, self.environment)
+            if job is None or job.dataset != self.dataset:
                 raise PermissionDenied("status: not a request of this user", self.read_permission)
         if memory_id is not None:
-            state = self._m.store.fact_state(memory_id)
-            if state is not None and tuple(state[0]) != (self.project, self.environment, self.dataset):
+            state = self._m.store.fact_state(memory_id, self.project, self.environment)
+            if state is not None and state[0].dataset != self.dataset:
                 raise PermissionDenied("status: not a memory of this user", self.read_permission)
         return self._m.status(request_id, memory_id=memory_id, project=self.project, environment=self.environment)
 

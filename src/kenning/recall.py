@@ -158,7 +158,7 @@ class Recaller:
     def _run(self, reads: dict) -> dict:
         """Run the signal reads; a store whose reads are independent round trips (a server) runs
         them side by side, so a recall waits for the slowest read, not for their sum."""
-        if not getattr(self.store, "parallel_reads", False) or len(reads) < 2:
+        if not self.store.parallel_reads or len(reads) < 2:
             return {key: read() for key, read in reads.items()}
         futures = {key: _pool().submit(read) for key, read in reads.items()}
         return {key: future.result() for key, future in futures.items()}

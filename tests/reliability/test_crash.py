@@ -178,7 +178,7 @@ def _crash_the_queue(db: str, start, stop, *, datasets: int, hobbies: list[str],
         assert duplicates == 0
         receipts = set()
         for request_id, (d, message_id, text, hobby) in turns.items():
-            job, r = mem.store.get_job(request_id), mem.status(request_id).result
+            job, r = mem.store.get_job(request_id, *mem.services.tenant()), mem.status(request_id).result
             # Applied once: one fact stored, none deduplicated against an earlier run's, cited to its turn.
             assert (r.candidates_stored, r.candidates_deduped, len(r.memory_ids)) == (1, 0, 1), (request_id, r)
             fact = facts[r.memory_ids[0]]

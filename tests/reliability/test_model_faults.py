@@ -46,7 +46,7 @@ def test_a_fault_fails_the_job_within_bounds_keeps_the_turn_and_retry_recovers(n
     assert (status.status, status.processing_status) == ("failed", "failed")
     assert words in status.processing_error
     assert len(model.requests) <= 2 * ATTEMPTS                 # bounded: retries and one re-ask, no more
-    job = mem.store.get_job(r.request_id)
+    job = mem.store.get_job(r.request_id, *mem.services.tenant())
     assert job.content == "I live in Berlin." and job.message_id == "m1"   # the turn is kept
     assert mem.list_facts("sam").total == 0
 

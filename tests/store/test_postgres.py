@@ -314,7 +314,7 @@ def test_three_worker_processes_run_every_job_once_in_dataset_order(pg_url, tmp_
             by_id = {f.fact_id: f for f in history.facts}
             chain = [by_id[r.memory_ids[0]] for r in receipts]
             assert all(a.superseded_by == b.fact_id for a, b in zip(chain, chain[1:]))
-            done = [mem.store.get_job(r).updated_at for r in requests[d]]
+            done = [mem.store.get_job(r, *mem.services.tenant()).updated_at for r in requests[d]]
             assert done == sorted(done)
     print(f"\n3 workers, 500 jobs in {time.monotonic() - started:.1f}s; claims per worker: {ran}")
 

@@ -337,14 +337,14 @@ def test_entity_vectors_round_trip(store):
 
 def test_set_fact_vector_writes_only_while_embed_text_is_unchanged(store):
     fid = put(store, make_fact(), embed_text="user lives in berlin. About: berlin.")
-    assert [p[1] for p in store.pending_facts(10)] == [fid]
-    assert store.set_fact_vector(SAM, fid, "user lives in rome. About: rome.", unit(1)) is False
+    assert [p[1] for p in store.pending("fact", 10)] == [fid]
+    assert store.set_vector("fact", SAM, fid, "user lives in rome. About: rome.", unit(1)) is False
     assert store.fact_vectors(SAM, [fid]) == {}
-    assert store.set_fact_vector(Scope("default", "default", "alex"), fid,
+    assert store.set_vector("fact", Scope("default", "default", "alex"), fid,
                                  "user lives in berlin. About: berlin.", unit(1)) is False
-    assert store.set_fact_vector(SAM, fid, "user lives in berlin. About: berlin.", unit(1)) is True
+    assert store.set_vector("fact", SAM, fid, "user lives in berlin. About: berlin.", unit(1)) is True
     np.testing.assert_array_equal(store.fact_vectors(SAM, [fid])[fid], unit(1).astype(np.float32))
-    assert store.pending_facts(10) == []
+    assert store.pending("fact", 10) == []
 
 
 def test_pending_facts_name_their_scope_and_text(store):
@@ -352,8 +352,8 @@ def test_pending_facts_name_their_scope_and_text(store):
     a = put(store, make_fact(), embed_text="text a")
     b = put(store, make_fact(), scope=other, embed_text="text b")
     put(store, make_fact(obj="rome"), vector=unit(1))
-    assert store.pending_facts(10) == [(SAM, a, "text a"), (other, b, "text b")]
-    assert store.pending_facts(1) == [(SAM, a, "text a")]
+    assert store.pending("fact", 10) == [(SAM, a, "text a"), (other, b, "text b")]
+    assert store.pending("fact", 1) == [(SAM, a, "text a")]
 
 
 @pytest.mark.parametrize("bad", [unit(1, DIM - 1), unit(1, DIM + 1), np.ones((DIM, 1)) / np.sqrt(DIM)],
@@ -365,7 +365,7 @@ def test_wrong_dimension_is_refused_everywhere(store, bad):
         store.insert_entity(SAM, Entity(entity_id="e1", name="x", type="THING", created_at=NOW), bad)
     fid = put(store, make_fact())
     with pytest.raises(DimensionMismatch):
-        store.set_fact_vector(SAM, fid, f"{make_fact().text}. About: berlin.", bad)
+        store.set_vector("fact", SAM, fid, f"{make_fact().text}. About: berlin.", bad)
     assert store.fact_vectors(SAM, [fid]) == {}
     assert store.entities(SAM) == []
 
@@ -387,7 +387,7 @@ def test_non_finite_vector_is_refused(store, value):
     assert ids(store, include_invalidated=True) == set()
     fid = put(store, make_fact(), embed_text="t")
     with pytest.raises(NonFiniteVector):
-        store.set_fact_vector(SAM, fid, "t", bad)
+        store.set_vector("fact", SAM, fid, "t", bad)
     assert store.fact_vectors(SAM, [fid]) == {}
 
 

@@ -1,7 +1,8 @@
-"""The storage contract: the operations the write and read paths need, no more.
+"""The storage contracts: one small contract per resource, and ``Store``, which is all of them.
 
-Every operation takes a :class:`~kenning.model.Scope` first; a store never
-answers across scopes. Writes that must be atomic run inside
+Every dataset operation takes a :class:`~kenning.model.Scope` first, tenant-wide ones (documents,
+jobs, datasets) a project and environment, and lookups by id are scoped too: a store never answers
+across scopes, so no caller checks the scope of what comes back. Writes that must be atomic run inside
 ``with store.transaction(scope):``, which also serialises the writers of
 one dataset so decisions (supersede, dedup) see a consistent state. The
 partial unique index on live facts stays the backstop: ``insert_fact``
@@ -30,12 +31,36 @@ class FactQuery:
     entity: str | None = None
 
 
-class Store(ABC):
-    """A tenant-scoped fact store. Implementations: SQLite (embedded), PostgreSQL."""
+class Lifecycle(ABC):
+    """Opening, closing and transactions; what the store declares about itself.
 
-    # -- lifecycle and metadata ------------------------------------------------
+    A store says what it can do instead of being probed: ``parallel_reads`` (independent reads may
+    run side by side on pooled connections) and its migrations, applied on open. ``location`` names
+    where the data lives, for people (a file path, a server).
+    """
+
+    parallel_reads: bool = False
+
+    @property
+    @abstractmethod
+    def location(self) -> str:
+        """Where the data lives, for people: a file path, ":memory:", a server's address."""
+
+    @abstractmethod
+    def applied_migrations(self) -> list[tuple[str, datetime | None]]:
+        """(migration, when it was applied, where the store records it) for every migration, in order."""
+
+    @property
+    @abstractmethod
+    def migrated_now(self) -> list[str]:
+        """The migrations this open applied (empty when the schema was already current)."""
+
     @abstractmethod
     def close(self) -> None: ...
+
+    @abstractmethod
+    def transaction(self, scope: Scope | None = None) -> AbstractContextManager[None]:
+        """All or nothing; ``scope`` names the dataset whose writers it serialises (None: a store-wide one)."""
 
     @abstractmethod
     def check_embedding_model(self, name: str, dim: int) -> None:
@@ -45,44 +70,17 @@ class Store(ABC):
     def embedding_dim(self) -> int | None: ...
 
     @abstractmethod
-    def transaction(self, scope: Scope | None = None) -> AbstractContextManager[None]:
-        """All or nothing; ``scope`` names the dataset whose writers it serialises (None: a store-wide one)."""
+    def embedding_model(self) -> str | None:
+        """The name of the embedder whose vectors the store holds; None before the first."""
 
-    # -- idempotency -------------------------------------------------------------
-    @abstractmethod
-    def get_ingest(self, scope: Scope, client_ref: str) -> dict | None: ...
 
-    @abstractmethod
-    def record_ingest(self, scope: Scope, client_ref: str, receipt: dict, at: datetime) -> None: ...
+class FactStore(ABC):
+    """Facts: the write path's decisions (slots, twins, supersession) and the read path's fact signals.
 
-    # -- episodes ------------------------------------------------------------------
-    @abstractmethod
-    def insert_episode(self, scope: Scope, episode: Episode, vector: np.ndarray | None = None, *,
-                       context: str = "", embed_text: str | None = None) -> None:
-        """Keep a message; ``context`` is the message before it in its chat (searched along with it)."""
+    Every method works inside one dataset's Scope; a fact of another scope is never returned or
+    changed. ``list_facts`` serves the listing API (live, as of a time, or the whole history).
+    """
 
-    @abstractmethod
-    def previous_message(self, scope: Scope, chat: str | None, at: datetime) -> Episode | None:
-        """The latest message of ``chat`` said at or before ``at``."""
-
-    @abstractmethod
-    def get_episode(self, scope: Scope, episode_id: str) -> Episode | None: ...
-
-    # -- entities ------------------------------------------------------------------
-    @abstractmethod
-    def entities(self, scope: Scope, type: str | None = None) -> list[Entity]: ...
-
-    @abstractmethod
-    def entity_vectors(self, scope: Scope, type: str) -> tuple[list[str], np.ndarray]:
-        """Ids and unit vectors of the dataset's embedded entities of one type."""
-
-    @abstractmethod
-    def insert_entity(self, scope: Scope, entity: Entity, vector: np.ndarray | None) -> None: ...
-
-    @abstractmethod
-    def add_alias(self, scope: Scope, entity_id: str, alias: str) -> None: ...
-
-    # -- facts ---------------------------------------------------------------------
     @abstractmethod
     def insert_fact(self, scope: Scope, fact: Fact, embed_text: str, vector: np.ndarray | None,
                     entity_id: str | None = None) -> None:
@@ -110,10 +108,6 @@ class Store(ABC):
         """(fact_id, predicate) of facts live at ``at`` in those slots or about those entities, newest first."""
 
     @abstractmethod
-    def find_entities(self, scope: Scope, names: list[str]) -> list[Entity]:
-        """Entities whose name or one of whose aliases is in ``names``."""
-
-    @abstractmethod
     def fact_vectors(self, scope: Scope, fact_ids: list[str]) -> dict[str, np.ndarray]: ...
 
     @abstractmethod
@@ -123,12 +117,65 @@ class Store(ABC):
     @abstractmethod
     def list_facts(self, scope: Scope, query: FactQuery) -> tuple[list[Fact], int]: ...
 
-    # -- search --------------------------------------------------------------------
     @abstractmethod
     def keyword_search(self, scope: Scope, query: str, at: datetime, limit: int) -> list[tuple[str, float]]:
         """(fact_id, score) of live facts matching ``query``'s words, best first."""
 
-    # -- messages (episodes) -----------------------------------------------------------
+    @abstractmethod
+    def fact_state(self, fact_id: str, project: str, environment: str) -> tuple[Scope, Fact, bool] | None:
+        """(scope, fact, has a vector) of a fact id in this project and environment; None elsewhere."""
+
+
+class EntityStore(ABC):
+    """Entities: the people, places and things of a dataset, with aliases and name vectors.
+
+    Resolution (``find_entities`` by name or alias, ``entity_vectors`` for near spellings) never
+    mixes types; the write path decides, the store keeps.
+    """
+
+    @abstractmethod
+    def entities(self, scope: Scope, type: str | None = None) -> list[Entity]: ...
+
+    @abstractmethod
+    def entity_vectors(self, scope: Scope, type: str) -> tuple[list[str], np.ndarray]:
+        """Ids and unit vectors of the dataset's embedded entities of one type."""
+
+    @abstractmethod
+    def insert_entity(self, scope: Scope, entity: Entity, vector: np.ndarray | None) -> None: ...
+
+    @abstractmethod
+    def add_alias(self, scope: Scope, entity_id: str, alias: str) -> None: ...
+
+    @abstractmethod
+    def find_entities(self, scope: Scope, names: list[str]) -> list[Entity]:
+        """Entities whose name or one of whose aliases is in ``names``."""
+
+
+class MessageStore(ABC):
+    """Messages (episodes) and the idempotency receipts of the turns that brought them.
+
+    A message keeps the one before it in its chat as searchable context; ``message_neighbors``
+    lets recall lift the turns next to a strong hit.
+    """
+
+    @abstractmethod
+    def get_ingest(self, scope: Scope, client_ref: str) -> dict | None: ...
+
+    @abstractmethod
+    def record_ingest(self, scope: Scope, client_ref: str, receipt: dict, at: datetime) -> None: ...
+
+    @abstractmethod
+    def insert_episode(self, scope: Scope, episode: Episode, vector: np.ndarray | None = None, *,
+                       context: str = "", embed_text: str | None = None) -> None:
+        """Keep a message; ``context`` is the message before it in its chat (searched along with it)."""
+
+    @abstractmethod
+    def previous_message(self, scope: Scope, chat: str | None, at: datetime) -> Episode | None:
+        """The latest message of ``chat`` said at or before ``at``."""
+
+    @abstractmethod
+    def get_episode(self, scope: Scope, episode_id: str) -> Episode | None: ...
+
     @abstractmethod
     def get_episodes(self, scope: Scope, episode_ids: list[str]) -> list[Episode]: ...
 
@@ -136,7 +183,18 @@ class Store(ABC):
     def episode_keyword_search(self, scope: Scope, query: str, limit: int,
                                exclude_chat: str | None = None) -> list[tuple[str, float]]: ...
 
-    # -- notes -----------------------------------------------------------------------------
+    @abstractmethod
+    def message_neighbors(self, scope: Scope, episode_ids: list[str],
+                          exclude_chat: str | None = None) -> dict[str, list[str]]:
+        """For each message, the messages just before and after it in its chat."""
+
+
+class NoteStore(ABC):
+    """Archival notes: saved texts per namespace, forgotten rather than deleted.
+
+    ``list_notes`` and the searches see remembered notes unless asked for forgotten ones.
+    """
+
     @abstractmethod
     def insert_note(self, scope: Scope, note: Note, vector: np.ndarray | None) -> None: ...
 
@@ -154,60 +212,37 @@ class Store(ABC):
     def note_keyword_search(self, scope: Scope, query: str, limit: int,
                             namespaces: list[str] | None = None) -> list[tuple[str, float]]: ...
 
-    # -- the job queue ---------------------------------------------------------------------
-    @abstractmethod
-    def enqueue(self, job: Job) -> tuple[Job, bool]:
-        """Store a job; with a client_ref already queued in its dataset, return that job and False."""
+
+class VectorStore(ABC):
+    """Vector search within a dataset, and vectors filled in later for rows stored without one.
+
+    Search is exact (cosine over the dataset's rows): a dataset is small, and an approximate index
+    would cross datasets. ``set_vector`` writes only while the row's text is unchanged.
+    """
 
     @abstractmethod
-    def claim(self, worker: str, lease_seconds: float, now: datetime) -> Job | None:
-        """Lease the oldest runnable job (per-dataset arrival order; expired leases are runnable)."""
+    def vector_search(self, scope: Scope, kind: str, query: np.ndarray, k: int, *, at: datetime | None = None,
+                      exclude_chat: str | None = None, namespaces: list[str] | None = None,
+                      floor: float = -1.0) -> list[tuple[str, float]]:
+        """Exact cosine top-k within one dataset: ``kind`` fact (live at ``at``), episode (not in
+        ``exclude_chat``) or note (remembered, in ``namespaces``); (id, similarity ≥ floor), best first."""
 
     @abstractmethod
-    def finish(self, request_id: str, worker: str, result: dict | None, error: str | None = None) -> None:
-        """Mark done/failed in the caller's transaction; LeaseLost if ``worker`` lost the lease."""
+    def pending(self, kind: str, limit: int, project: str | None = None, environment: str | None = None,
+                dataset: str | None = None) -> list[tuple[Scope, str, str]]:
+        """(scope, id, text) of rows of ``kind`` (fact, entity, episode, note) without a vector."""
 
     @abstractmethod
-    def get_job(self, request_id: str) -> Job | None: ...
+    def set_vector(self, kind: str, scope: Scope, key: str, text: str, vector: np.ndarray) -> bool:
+        """Write a vector only if the row's text is still ``text`` (an edited row stays pending)."""
 
-    @abstractmethod
-    def count_jobs(self, statuses: tuple[str, ...], project: str | None = None,
-                   environment: str | None = None, dataset: str | None = None) -> int: ...
 
-    @abstractmethod
-    def list_jobs(self, project: str, environment: str, dataset: str | None = None, status: str | None = None,
-                  limit: int = 50, offset: int = 0) -> list[Job]:
-        """Jobs of one project and environment, newest first."""
+class CoreFileStore(ABC):
+    """Core memory files: small texts edited by the memory tool, with every version kept.
 
-    @abstractmethod
-    def delete_dataset(self, scope: Scope) -> dict[str, int]:
-        """Erase every row of one dataset in one transaction; the rows removed, per table."""
+    Versions of a path never repeat, deletions included, so ``expected_version`` checks stay sound.
+    """
 
-    @abstractmethod
-    def datasets(self, project: str, environment: str, q: str | None, limit: int,
-                 offset: int) -> tuple[list[DatasetSummary], int]:
-        """Datasets holding anything, by name (``q``: a substring of the name), with their counts."""
-
-    @abstractmethod
-    def retry_failed(self, project: str | None = None, environment: str | None = None,
-                     dataset: str | None = None) -> int: ...
-
-    @abstractmethod
-    def fact_state(self, fact_id: str) -> tuple[Scope, Fact, bool] | None:
-        """(scope, fact, has a vector) of a fact id, wherever it lives; callers check the scope."""
-
-    # -- API keys ------------------------------------------------------------------------------
-    @abstractmethod
-    def put_api_key(self, key_hash: str, project: str, role: str, name: str | None = None) -> None: ...
-
-    @abstractmethod
-    def find_api_key(self, key_hash: str) -> tuple[str, str] | None:
-        """(project, role) of a live key with this hash."""
-
-    @abstractmethod
-    def count_api_keys(self) -> int: ...
-
-    # -- core files --------------------------------------------------------------------------
     @abstractmethod
     def core_get(self, scope: Scope, namespace: str, path: str) -> CoreFile | None: ...
 
@@ -224,7 +259,13 @@ class Store(ABC):
     @abstractmethod
     def core_history(self, scope: Scope, namespace: str, path: str) -> list[CoreFileVersion]: ...
 
-    # -- documents ------------------------------------------------------------------------------
+
+class DocumentStore(ABC):
+    """Versioned documents of a project, placed by ``scope_key`` rather than by dataset.
+
+    Tenant-wide (project and environment); an expired document reads as absent until purged.
+    """
+
     @abstractmethod
     def doc_get(self, project: str, environment: str, scope_key: str, path: str, now: datetime) -> Document | None: ...
 
@@ -242,45 +283,73 @@ class Store(ABC):
     @abstractmethod
     def doc_purge(self, now: datetime, project: str | None = None, environment: str | None = None) -> int: ...
 
-    # -- vector search -------------------------------------------------------------------------
-    @abstractmethod
-    def vector_search(self, scope: Scope, kind: str, query: np.ndarray, k: int, *, at: datetime | None = None,
-                      exclude_chat: str | None = None, namespaces: list[str] | None = None,
-                      floor: float = -1.0) -> list[tuple[str, float]]:
-        """Exact cosine top-k within one dataset: ``kind`` fact (live at ``at``), episode (not in
-        ``exclude_chat``) or note (remembered, in ``namespaces``); (id, similarity ≥ floor), best first."""
+
+class JobQueue(ABC):
+    """The durable queue of turns that ``add_turn`` accepts and workers run.
+
+    ``claim`` hands out the oldest runnable job of a dataset whose earlier jobs are done, under a
+    lease; ``finish`` commits only for the worker that holds the lease (else LeaseLost).
+    """
 
     @abstractmethod
-    def message_neighbors(self, scope: Scope, episode_ids: list[str],
-                          exclude_chat: str | None = None) -> dict[str, list[str]]:
-        """For each message, the messages just before and after it in its chat."""
-
-    # -- embeddings filled later -----------------------------------------------------
-    @abstractmethod
-    def pending(self, kind: str, limit: int, project: str | None = None, environment: str | None = None,
-                dataset: str | None = None) -> list[tuple[Scope, str, str]]:
-        """(scope, id, text) of rows of ``kind`` (fact, entity, episode, note) without a vector."""
+    def enqueue(self, job: Job) -> tuple[Job, bool]:
+        """Store a job; with a client_ref already queued in its dataset, return that job and False."""
 
     @abstractmethod
-    def set_vector(self, kind: str, scope: Scope, key: str, text: str, vector: np.ndarray) -> bool:
-        """Write a vector only if the row's text is still ``text`` (an edited row stays pending)."""
+    def claim(self, worker: str, lease_seconds: float, now: datetime) -> Job | None:
+        """Lease the oldest runnable job (per-dataset arrival order; expired leases are runnable)."""
 
-    def pending_facts(self, limit: int, project: str | None = None, environment: str | None = None):
-        return self.pending("fact", limit, project, environment)
-
-    def pending_entities(self, limit: int, project: str | None = None, environment: str | None = None):
-        return self.pending("entity", limit, project, environment)
-
-    def set_fact_vector(self, scope: Scope, fact_id: str, embed_text: str, vector: np.ndarray) -> bool:
-        return self.set_vector("fact", scope, fact_id, embed_text, vector)
-
-    def set_entity_vector(self, scope: Scope, entity_id: str, name: str, vector: np.ndarray) -> bool:
-        return self.set_vector("entity", scope, entity_id, name, vector)
-
-    # -- export and import (kenning.transfer holds the record format) -------------------------------
     @abstractmethod
-    def embedding_model(self) -> str | None:
-        """The name of the embedder whose vectors the store holds; None before the first."""
+    def finish(self, request_id: str, worker: str, result: dict | None, error: str | None = None) -> None:
+        """Mark done/failed in the caller's transaction; LeaseLost if ``worker`` lost the lease."""
+
+    @abstractmethod
+    def get_job(self, request_id: str, project: str, environment: str) -> Job | None:
+        """A job of this project and environment; None for another tenant's id."""
+
+    @abstractmethod
+    def count_jobs(self, statuses: tuple[str, ...], project: str | None = None,
+                   environment: str | None = None, dataset: str | None = None) -> int: ...
+
+    @abstractmethod
+    def list_jobs(self, project: str, environment: str, dataset: str | None = None, status: str | None = None,
+                  limit: int = 50, offset: int = 0) -> list[Job]:
+        """Jobs of one project and environment, newest first."""
+
+    @abstractmethod
+    def retry_failed(self, project: str | None = None, environment: str | None = None,
+                     dataset: str | None = None) -> int: ...
+
+
+class DatasetStore(ABC):
+    """The datasets (end users) of a project and environment, and erasing one."""
+
+    @abstractmethod
+    def datasets(self, project: str, environment: str, q: str | None, limit: int,
+                 offset: int) -> tuple[list[DatasetSummary], int]:
+        """Datasets holding anything, by name (``q``: a substring of the name), with their counts."""
+
+    @abstractmethod
+    def delete_dataset(self, scope: Scope) -> dict[str, int]:
+        """Erase every row of one dataset in one transaction; the rows removed, per table."""
+
+
+class KeyStore(ABC):
+    """API keys: only their hashes are stored."""
+
+    @abstractmethod
+    def put_api_key(self, key_hash: str, project: str, role: str, name: str | None = None) -> None: ...
+
+    @abstractmethod
+    def find_api_key(self, key_hash: str) -> tuple[str, str] | None:
+        """(project, role) of a live key with this hash."""
+
+    @abstractmethod
+    def count_api_keys(self) -> int: ...
+
+
+class TransferStore(ABC):
+    """Export and import rows in kenning.transfer's record format."""
 
     @abstractmethod
     def export_rows(self, kinds: Sequence[str], project: str, environment: str, dataset: str | None,
@@ -299,3 +368,8 @@ class Store(ABC):
         """Insert one row in the form ``export_rows`` gives, exactly, unless the store already holds its key
         (or a row that must stay unique, like a live twin): then leave the store as it is and return False.
         Call inside ``transaction``; a row the schema refuses raises StoreError."""
+
+
+class Store(Lifecycle, FactStore, EntityStore, MessageStore, NoteStore, VectorStore, CoreFileStore, DocumentStore,
+            JobQueue, DatasetStore, KeyStore, TransferStore):
+    """A tenant-scoped store: every contract above. Implementations: SQLite (embedded), PostgreSQL."""

@@ -42,12 +42,11 @@ import numpy as np
 
 from .. import timeutil
 from ..embed.base import check_vectors
-from ..errors import (ConfigError, DimensionMismatch, DocumentConflict, DuplicateFact, InputError, LeaseLost,
-                      MigrationError, StoreError)
-from ..model import (AddResult, CoreFile, CoreFileVersion, DatasetSummary, Document, Entity, Episode, Fact, Job,
-                     Note, Scope)
+from ..errors import ConfigError, DimensionMismatch, DuplicateFact, InputError, LeaseLost, MigrationError, StoreError
+from ..model import DatasetSummary, Entity, Episode, Fact, Job, Note, Scope
 from ..transfer import RECORDS
-from .base import FactQuery, Store
+from .base import FactQuery
+from .sql import JOB_COLUMNS, POSTGRES, SQLStore
 
 try:
     import psycopg
@@ -90,8 +89,6 @@ FACT_COLUMNS = ("f.fact_id, f.subject, f.predicate, f.object, f.object_is_entity
 EPISODE_COLUMNS = "episode_id, role, content, chat, at, created_at"
 NOTE_COLUMNS = "note_id, text, namespace, created_at, forgotten_at, superseded_by"
 ENTITY_COLUMNS = "entity_id, name, type, aliases, created_at"
-JOB_COLUMNS = ("job_id, project, environment, dataset, client_ref, payload, status, attempts, error, result,"
-               " created_at, updated_at")
 VECTOR_TABLES = {  # kind -> (table, key column, the text a vector is computed from)
     "fact": ("facts", "fact_id", "embed_text"),
     "entity": ("entities", "entity_id", "name"),
@@ -272,7 +269,7 @@ def _utc(value: datetime | None) -> datetime | None:
     return None if value is None else value.astimezone(timezone.utc)
 
 
-class PostgresStore(Store):
+class PostgresStore(SQLStore):
     """The Store contract on PostgreSQL + pgvector. ``url``: a libpq URL (postgresql://…)."""
 
     parallel_reads = True  # independent queries on pooled connections: recall runs its signals side by side
@@ -282,7 +279,7 @@ class PostgresStore(Store):
         self.path = redact(url)   # what front ends print as "data in …"
         self._local = threading.local()
         self._dim: int | None = None
-        self.migrated_now: list[str] = []
+        self._migrated_now: list[str] = []
         self._pgvector: tuple[int, ...] = (0, 0)
         self._migrate()
         self._pool = ConnectionPool(url, min_size=min_size, max_size=max_size, timeout=timeout, open=False,
@@ -329,7 +326,7 @@ class PostgresStore(Store):
                             continue  # another process applied it while we waited
                         migration(conn)
                         conn.execute("INSERT INTO migrations VALUES (%s, now())", (migration.__name__,))
-                        self.migrated_now.append(migration.__name__)
+                        self._migrated_now.append(migration.__name__)
                 version = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()[0]
                 self._pgvector = tuple(int(part) for part in re.findall(r"\d+", version)[:2])
                 if self._pgvector < (0, 5):
@@ -341,11 +338,6 @@ class PostgresStore(Store):
                                      "or grant the user CREATE on the database") from exc
             except psycopg.Error as exc:
                 raise MigrationError(f"migrating {self.path} failed: {exc}") from exc
-
-    def applied_migrations(self) -> list[tuple[str, datetime]]:
-        """(name, applied_at) of every migration the database has, in order."""
-        return [(r["name"], _utc(r["applied_at"])) for r in
-                self._q("SELECT name, applied_at FROM migrations ORDER BY name")]
 
     # -- connections and transactions ---------------------------------------------
     @contextmanager
@@ -377,6 +369,26 @@ class PostgresStore(Store):
                 return conn.execute(sql, params).rowcount
             except (psycopg.Error, UnicodeEncodeError) as exc:
                 raise _error(self.path, exc) from exc
+
+    # -- the shared SQL layer's primitives (kenning.store.sql) -------------------------------------
+    dialect = POSTGRES
+    _fact_columns = FACT_COLUMNS
+
+    def _read(self, sql: str, params: tuple = ()) -> list[dict]:
+        return self._q(self.dialect.sql(sql), params)
+
+    def _write(self, sql: str, params: tuple = ()) -> int:
+        return self._x(self.dialect.sql(sql), params)
+
+    def _document_lock(self, key: tuple[str, str, str, str]):
+        return self._tx((LOCK_DOC, "\x1f".join(key)))
+
+    def _fact_row(self, row) -> Fact:
+        return _fact(row)
+
+    @property
+    def migrated_now(self) -> list[str]:
+        return self._migrated_now
 
     @contextmanager
     def _tx(self, *locks: tuple[int, str]):
@@ -420,10 +432,6 @@ class PostgresStore(Store):
             self._dim = int(rows[0]["value"]) if rows else None
         return self._dim
 
-    def embedding_model(self) -> str | None:
-        rows = self._q("SELECT value FROM meta WHERE key = 'embedding_model'")
-        return rows[0]["value"] if rows else None
-
     def check_embedding_model(self, name: str, dim: int) -> None:
         with self.transaction():
             rows = self._q("SELECT value FROM meta WHERE key = 'embedding_dim'")
@@ -456,16 +464,6 @@ class PostgresStore(Store):
             if np.ndim(vector) != 1:
                 raise DimensionMismatch(f"expected one {dim}-dimensional vector, got an array of shape {np.shape(vector)}")
             check_vectors(vector, dim)
-
-    # -- idempotency ---------------------------------------------------------------
-    def get_ingest(self, scope: Scope, client_ref: str) -> dict | None:
-        rows = self._q(f"SELECT receipt FROM ingests WHERE {TENANT} AND client_ref = %(r)s",
-                       _tenant(scope, r=client_ref))
-        return json.loads(rows[0]["receipt"]) if rows else None
-
-    def record_ingest(self, scope: Scope, client_ref: str, receipt: dict, at: datetime) -> None:
-        self._x("INSERT INTO ingests (project, environment, dataset, client_ref, receipt, created_at)"
-                " VALUES (%s, %s, %s, %s, %s, %s)", (*scope, client_ref, json.dumps(receipt), at))
 
     # -- episodes -------------------------------------------------------------------
     def insert_episode(self, scope: Scope, episode: Episode, vector: np.ndarray | None = None, *,
@@ -779,7 +777,7 @@ class PostgresStore(Store):
                 rows = self._q(f"SELECT {JOB_COLUMNS} FROM jobs WHERE {TENANT} AND client_ref = %(r)s",
                                _tenant(job.scope, r=job.client_ref))
                 if rows:
-                    return _job(rows[0]), False
+                    return self._job(rows[0]), False
             payload = {"role": job.role, "content": job.content, "chat": job.chat, "at": timeutil.dump(job.at),
                        "temporary": job.temporary, "message_id": job.message_id}
             self._x("INSERT INTO jobs (job_id, project, environment, dataset, client_ref, payload, status,"
@@ -802,7 +800,7 @@ class PostgresStore(Store):
               AND jobs.seq = c.seq
             RETURNING {', '.join('jobs.' + c for c in JOB_COLUMNS.split(', '))}""",
                        {"w": worker, "until": now + timedelta(seconds=lease_seconds), "now": now})
-        return _job(rows[0]) if rows else None
+        return self._job(rows[0]) if rows else None
 
     def finish(self, request_id: str, worker: str, result: dict | None, error: str | None = None) -> None:
         """Mark a job done (or failed) in the caller's transaction; LeaseLost unless ``worker`` still holds it."""
@@ -814,10 +812,6 @@ class PostgresStore(Store):
                            request_id, worker))
         if touched != 1:
             raise LeaseLost(f"job {request_id} is no longer leased to {worker}; its work is rolled back")
-
-    def get_job(self, request_id: str) -> Job | None:
-        rows = self._q(f"SELECT {JOB_COLUMNS} FROM jobs WHERE job_id = %s", (request_id,))
-        return _job(rows[0]) if rows else None
 
     def count_jobs(self, statuses: tuple[str, ...], project: str | None = None,
                    environment: str | None = None, dataset: str | None = None) -> int:
@@ -838,7 +832,7 @@ class PostgresStore(Store):
                 params[column] = value
         rows = self._q(f"SELECT {JOB_COLUMNS} FROM jobs WHERE {' AND '.join(where)}"
                        " ORDER BY created_at DESC, seq DESC LIMIT %(n)s OFFSET %(o)s", params)
-        return [_job(r) for r in rows]
+        return [self._job(r) for r in rows]
 
     def delete_dataset(self, scope: Scope) -> dict[str, int]:
         counts = {}
@@ -892,118 +886,6 @@ class PostgresStore(Store):
                 params[column] = value
         return self._x("UPDATE jobs SET status = 'queued', lease_owner = NULL, lease_until = NULL,"
                        f" updated_at = %(now)s WHERE {' AND '.join(where)}", params)
-
-    def fact_state(self, fact_id: str) -> tuple[Scope, Fact, bool] | None:
-        rows = self._q(f"SELECT f.project, f.environment, f.dataset, f.embedding IS NOT NULL AS embedded,"
-                       f" {FACT_COLUMNS} FROM facts f WHERE f.fact_id = %s", (fact_id,))
-        if not rows:
-            return None
-        r = rows[0]
-        return Scope(r["project"], r["environment"], r["dataset"]), _fact(r), bool(r["embedded"])
-
-    # -- API keys (only their hashes are stored) -------------------------------------------------
-    def put_api_key(self, key_hash: str, project: str, role: str, name: str | None = None) -> None:
-        self._x("INSERT INTO api_keys VALUES (%s, %s, %s, %s, %s, NULL)",
-                (key_hash, project, role, name, timeutil.now()))
-
-    def find_api_key(self, key_hash: str) -> tuple[str, str] | None:
-        rows = self._q("SELECT project, role FROM api_keys WHERE key_hash = %s AND revoked_at IS NULL", (key_hash,))
-        return (rows[0]["project"], rows[0]["role"]) if rows else None
-
-    def count_api_keys(self) -> int:
-        return self._q("SELECT count(*) AS n FROM api_keys WHERE revoked_at IS NULL")[0]["n"]
-
-    # -- core files ---------------------------------------------------------------------------
-    def core_get(self, scope: Scope, namespace: str, path: str) -> CoreFile | None:
-        rows = self._q(f"SELECT * FROM core_files WHERE {TENANT} AND namespace = %(ns)s AND path = %(path)s",
-                       _tenant(scope, ns=namespace, path=path))
-        return _core(rows[0]) if rows else None
-
-    def core_list(self, scope: Scope, namespace: str) -> list[CoreFile]:
-        rows = self._q(f"SELECT * FROM core_files WHERE {TENANT} AND namespace = %(ns)s ORDER BY path COLLATE \"C\"",
-                       _tenant(scope, ns=namespace))
-        return [_core(r) for r in rows]
-
-    def core_put(self, scope: Scope, namespace: str, path: str, content: str, op: str) -> CoreFile:
-        """Write a file at the next version of its path (versions never repeat, deletions included)."""
-        now = timeutil.now()
-        params = _tenant(scope, ns=namespace, path=path, content=content, op=op, now=now)
-        with self.transaction(scope):
-            last = self._q(f"SELECT max(version) AS v FROM core_file_versions WHERE {TENANT} AND namespace = %(ns)s"
-                           " AND path = %(path)s", params)[0]["v"] or 0
-            params["v"] = last + 1
-            self._x("INSERT INTO core_files (project, environment, dataset, namespace, path, content, version,"
-                    " created_at, updated_at) VALUES (%(p)s, %(e)s, %(d)s, %(ns)s, %(path)s, %(content)s, %(v)s,"
-                    " %(now)s, %(now)s) ON CONFLICT (project, environment, dataset, namespace, path) DO UPDATE"
-                    " SET content = excluded.content, version = excluded.version, updated_at = excluded.updated_at",
-                    params)
-            self._x("INSERT INTO core_file_versions (project, environment, dataset, namespace, path, version,"
-                    " content, op, at) VALUES (%(p)s, %(e)s, %(d)s, %(ns)s, %(path)s, %(v)s, %(content)s, %(op)s,"
-                    " %(now)s)", params)
-            return self.core_get(scope, namespace, path)
-
-    def core_delete(self, scope: Scope, namespace: str, path: str, op: str = "delete") -> None:
-        with self.transaction(scope):
-            found = self.core_get(scope, namespace, path)
-            if found is None:
-                return
-            params = _tenant(scope, ns=namespace, path=path, v=found.version + 1, op=op, now=timeutil.now())
-            self._x(f"DELETE FROM core_files WHERE {TENANT} AND namespace = %(ns)s AND path = %(path)s", params)
-            self._x("INSERT INTO core_file_versions (project, environment, dataset, namespace, path, version,"
-                    " content, op, at) VALUES (%(p)s, %(e)s, %(d)s, %(ns)s, %(path)s, %(v)s, NULL, %(op)s, %(now)s)",
-                    params)
-
-    def core_history(self, scope: Scope, namespace: str, path: str) -> list[CoreFileVersion]:
-        rows = self._q(f"SELECT * FROM core_file_versions WHERE {TENANT} AND namespace = %(ns)s AND path = %(path)s"
-                       " ORDER BY version", _tenant(scope, ns=namespace, path=path))
-        return [CoreFileVersion(path=r["path"], namespace=r["namespace"], version=r["version"], content=r["content"],
-                                op=r["op"], at=_utc(r["at"])) for r in rows]
-
-    # -- documents ------------------------------------------------------------------------------
-    def doc_get(self, project: str, environment: str, scope_key: str, path: str, now: datetime) -> Document | None:
-        rows = self._q("SELECT * FROM documents WHERE project = %s AND environment = %s AND scope_key = %s"
-                       " AND path = %s AND (expires_at IS NULL OR expires_at > %s)",
-                       (project, environment, scope_key, path, now))
-        return _document(rows[0]) if rows else None
-
-    def doc_put(self, project: str, environment: str, scope_key: str, path: str, text: str,
-                expected_version: int | None, expires_at: datetime | None, now: datetime) -> Document:
-        with self._tx((LOCK_DOC, "\x1f".join((project, environment, scope_key, path)))):
-            current = self.doc_get(project, environment, scope_key, path, now)
-            have = current.version if current else None
-            if have != expected_version:
-                raise DocumentConflict(
-                    f"document {scope_key}:{path} is at version {have if have is not None else 'none (absent)'}, "
-                    f"not {expected_version if expected_version is not None else 'absent'}; read it and retry")
-            old = self._q("SELECT version FROM documents WHERE project = %s AND environment = %s AND scope_key = %s"
-                          " AND path = %s", (project, environment, scope_key, path))
-            version = (old[0]["version"] if old else 0) + 1
-            self._x("INSERT INTO documents (project, environment, scope_key, path, text, version, expires_at,"
-                    " created_at, updated_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)"
-                    " ON CONFLICT (project, environment, scope_key, path) DO UPDATE SET text = excluded.text,"
-                    " version = excluded.version, expires_at = excluded.expires_at, updated_at = excluded.updated_at",
-                    (project, environment, scope_key, path, text, version, expires_at, now, now))
-            return self.doc_get(project, environment, scope_key, path, now)
-
-    def doc_list(self, project: str, environment: str, scope_key: str, prefix: str, now: datetime) -> list[Document]:
-        rows = self._q("SELECT * FROM documents WHERE project = %s AND environment = %s AND scope_key = %s"
-                       " AND left(path, %s) = %s AND (expires_at IS NULL OR expires_at > %s) ORDER BY path COLLATE \"C\"",
-                       (project, environment, scope_key, len(prefix), prefix, now))
-        return [_document(r) for r in rows]
-
-    def doc_delete(self, project: str, environment: str, scope_key: str, path: str, now: datetime) -> bool:
-        """Delete a live document; an expired one is already gone (purge removes its row)."""
-        return self._x("DELETE FROM documents WHERE project = %s AND environment = %s AND scope_key = %s"
-                       " AND path = %s AND (expires_at IS NULL OR expires_at > %s)",
-                       (project, environment, scope_key, path, now)) == 1
-
-    def doc_purge(self, now: datetime, project: str | None = None, environment: str | None = None) -> int:
-        where, params = ["expires_at IS NOT NULL", "expires_at <= %(now)s"], {"now": now}
-        for column, value in (("project", project), ("environment", environment)):
-            if value is not None:
-                where.append(f"{column} = %({column})s")
-                params[column] = value
-        return self._x(f"DELETE FROM documents WHERE {' AND '.join(where)}", params)
 
     # -- export and import ---------------------------------------------------------------------
     def export_rows(self, kinds: Sequence[str], project: str, environment: str, dataset: str | None,
@@ -1088,28 +970,6 @@ def _episode(r: dict) -> Episode:
 def _note(r: dict) -> Note:
     return Note(note_id=r["note_id"], text=r["text"], namespace=r["namespace"], created_at=_utc(r["created_at"]),
                 forgotten_at=_utc(r["forgotten_at"]), superseded_by=r["superseded_by"])
-
-
-def _core(r: dict) -> CoreFile:
-    return CoreFile(path=r["path"], namespace=r["namespace"], content=r["content"], version=r["version"],
-                    created_at=_utc(r["created_at"]), updated_at=_utc(r["updated_at"]))
-
-
-def _document(r: dict) -> Document:
-    return Document(scope_key=r["scope_key"], path=r["path"], text=r["text"], version=r["version"],
-                    expires_at=_utc(r["expires_at"]), created_at=_utc(r["created_at"]),
-                    updated_at=_utc(r["updated_at"]))
-
-
-def _job(r: dict) -> Job:
-    payload = r["payload"]
-    return Job(request_id=r["job_id"], project=r["project"], environment=r["environment"], dataset=r["dataset"],
-               role=payload["role"], content=payload["content"], chat=payload.get("chat"),
-               at=timeutil.load(payload["at"]), temporary=payload.get("temporary", False),
-               message_id=payload.get("message_id"), client_ref=r["client_ref"], status=r["status"],
-               attempts=r["attempts"], error=r["error"],
-               result=AddResult.model_validate(r["result"]) if r["result"] else None,
-               created_at=_utc(r["created_at"]), updated_at=_utc(r["updated_at"]))
 
 
 def _entity(r: dict) -> Entity:

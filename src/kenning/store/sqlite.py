@@ -24,12 +24,11 @@ import numpy as np
 
 from .. import timeutil
 from ..embed.base import check_vectors
-from ..errors import (ConfigError, DimensionMismatch, DocumentConflict, DuplicateFact, InputError, LeaseLost,
-                      MigrationError, StoreError)
-from ..model import (AddResult, CoreFile, CoreFileVersion, DatasetSummary, Document, Entity, Episode, Fact, Job,
-                     Note, Scope)
+from ..errors import ConfigError, DimensionMismatch, DuplicateFact, InputError, LeaseLost, MigrationError, StoreError
+from ..model import DatasetSummary, Entity, Episode, Fact, Job, Note, Scope
 from ..transfer import RECORDS
-from .base import FactQuery, Store
+from .base import FactQuery
+from .sql import SQLITE, SQLStore
 
 LIVE_NOW = ("f.invalid_at IS NULL AND f.valid_at <= :t "
             "AND (f.valid_until IS NULL OR f.valid_until > :t)")
@@ -285,7 +284,7 @@ def _fts_query(text: str) -> list[str] | None:
     return list(dict.fromkeys(words)) or None
 
 
-class SQLiteStore(Store):
+class SQLiteStore(SQLStore):
     def __init__(self, path: str | Path = ":memory:"):
         self.path = str(path)
         if self.path != ":memory:":
@@ -320,6 +319,7 @@ class SQLiteStore(Store):
             self._db.close()
 
     def _migrate(self) -> None:
+        self._migrated_now: list[str] = []
         self._db.execute("CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
         done = {r[0] for r in self._db.execute("SELECT name FROM migrations")}
         for migration in MIGRATIONS:
@@ -334,6 +334,7 @@ class SQLiteStore(Store):
                 self._db.execute("INSERT INTO migrations VALUES (?, ?)",
                                  (migration.__name__, timeutil.dump(timeutil.now())))
                 self._db.execute("COMMIT")
+                self._migrated_now.append(migration.__name__)
             except sqlite3.Error as exc:
                 self._db.execute("ROLLBACK")
                 raise MigrationError(f"migration {migration.__name__} failed on {self.path}: {exc}") from exc
@@ -361,9 +362,13 @@ class SQLiteStore(Store):
                     self._writes[scope] = self._writes.get(scope, 0) + 1
 
     def _q(self, sql: str, params=()) -> list[sqlite3.Row]:
+        return self._execute(sql, params, True)
+
+    def _execute(self, sql: str, params, fetch: bool):
         with self._lock:
             try:
-                return self._db.execute(sql, params).fetchall()
+                cur = self._db.execute(sql, params)
+                return cur.fetchall() if fetch else cur.rowcount
             except sqlite3.IntegrityError:
                 raise
             except sqlite3.Error as exc:
@@ -371,6 +376,26 @@ class SQLiteStore(Store):
             except UnicodeEncodeError as exc:  # the caller's text, not the database
                 raise InputError(f"text holds an unpaired surrogate (U+{ord(exc.object[exc.start]):04X}); "
                                  "pass valid Unicode") from None
+
+    # -- the shared SQL layer's primitives (kenning.store.sql) -------------------------------------
+    dialect = SQLITE
+    _fact_columns = FACT_COLUMNS
+
+    def _read(self, sql: str, params: tuple = ()) -> list[sqlite3.Row]:
+        return self._execute(sql, params, True)
+
+    def _write(self, sql: str, params: tuple = ()) -> int:
+        return self._execute(sql, params, False)
+
+    def _document_lock(self, key: tuple[str, str, str, str]):
+        return self.transaction()   # one writer per file: the store-wide transaction serialises them
+
+    def _fact_row(self, row) -> Fact:
+        return _fact(row)
+
+    @property
+    def migrated_now(self) -> list[str]:
+        return self._migrated_now
 
     # -- metadata ----------------------------------------------------------------
     def embedding_dim(self) -> int | None:
@@ -387,16 +412,6 @@ class SQLiteStore(Store):
                 raise DimensionMismatch(
                     f"{self.path} holds {stored}-dimensional vectors from {model[0][0] if model else '?'}, "
                     f"but the embedder {name} makes {dim}; use that embedder or a new database")
-
-    # -- idempotency ---------------------------------------------------------------
-    def get_ingest(self, scope: Scope, client_ref: str) -> dict | None:
-        rows = self._q("SELECT receipt FROM ingests WHERE project=? AND environment=? AND dataset=? AND client_ref=?",
-                       (*scope, client_ref))
-        return json.loads(rows[0][0]) if rows else None
-
-    def record_ingest(self, scope: Scope, client_ref: str, receipt: dict, at: datetime) -> None:
-        self._q("INSERT INTO ingests VALUES (?, ?, ?, ?, ?, ?)",
-                (*scope, client_ref, json.dumps(receipt), timeutil.dump(at)))
 
     # -- episodes -------------------------------------------------------------------
     def insert_episode(self, scope: Scope, episode: Episode, vector: np.ndarray | None = None, *,
@@ -784,7 +799,7 @@ class SQLiteStore(Store):
                 rows = self._q("SELECT * FROM jobs WHERE project=? AND environment=? AND dataset=? AND client_ref=?",
                                (*job.scope, job.client_ref))
                 if rows:
-                    return _job(rows[0]), False
+                    return self._job(rows[0]), False
             payload = json.dumps({"role": job.role, "content": job.content, "chat": job.chat,
                                   "at": timeutil.dump(job.at), "temporary": job.temporary,
                                   "message_id": job.message_id})
@@ -813,7 +828,7 @@ class SQLiteStore(Store):
             until = timeutil.dump(now + timedelta(seconds=lease_seconds))
             self._q("UPDATE jobs SET status='distilling', lease_owner=?, lease_until=?, attempts=attempts+1,"
                     " updated_at=? WHERE job_id=?", (worker, until, stamp, rows[0]["job_id"]))
-            return self.get_job(rows[0]["job_id"])
+            return self._job(self._q("SELECT * FROM jobs WHERE job_id=?", (rows[0]["job_id"],))[0])
 
     def finish(self, request_id: str, worker: str, result: dict | None, error: str | None = None) -> None:
         """Mark a job done (or failed); refuses unless ``worker`` still holds its lease, so work a
@@ -828,10 +843,6 @@ class SQLiteStore(Store):
             if cur.rowcount != 1:
                 raise LeaseLost(f"job {request_id} is no longer leased to {worker}; its work is rolled back")
 
-    def get_job(self, request_id: str) -> Job | None:
-        rows = self._q("SELECT * FROM jobs WHERE job_id=?", (request_id,))
-        return _job(rows[0]) if rows else None
-
     def count_jobs(self, statuses: tuple[str, ...], project: str | None = None,
                    environment: str | None = None, dataset: str | None = None) -> int:
         marks = ",".join("?" * len(statuses))
@@ -845,7 +856,7 @@ class SQLiteStore(Store):
         rows = self._q("SELECT * FROM jobs WHERE project=? AND environment=? AND (? IS NULL OR dataset=?)"
                        " AND (? IS NULL OR status=?) ORDER BY seq DESC LIMIT ? OFFSET ?",
                        (project, environment, dataset, dataset, status, status, limit, offset))
-        return [_job(r) for r in rows]
+        return [self._job(r) for r in rows]
 
     def delete_dataset(self, scope: Scope) -> dict[str, int]:
         counts = {}
@@ -893,118 +904,7 @@ class SQLiteStore(Store):
                 (timeutil.dump(timeutil.now()), project, project, environment, environment, dataset, dataset))
             return cur.rowcount
 
-    def fact_state(self, fact_id: str) -> tuple[Scope, Fact, bool] | None:
-        rows = self._q(f"SELECT f.project, f.environment, f.dataset, f.embedding IS NOT NULL AS embedded,"
-                       f" {FACT_COLUMNS} FROM facts f WHERE f.fact_id=?", (fact_id,))
-        if not rows:
-            return None
-        r = rows[0]
-        return Scope(r["project"], r["environment"], r["dataset"]), _fact(r), bool(r["embedded"])
-
-    # -- API keys (only their hashes are stored) -------------------------------------------------
-    def put_api_key(self, key_hash: str, project: str, role: str, name: str | None = None) -> None:
-        self._q("INSERT INTO api_keys VALUES (?, ?, ?, ?, ?, NULL)",
-                (key_hash, project, role, name, timeutil.dump(timeutil.now())))
-
-    def find_api_key(self, key_hash: str) -> tuple[str, str] | None:
-        rows = self._q("SELECT project, role FROM api_keys WHERE key_hash=? AND revoked_at IS NULL", (key_hash,))
-        return (rows[0][0], rows[0][1]) if rows else None
-
-    def count_api_keys(self) -> int:
-        return self._q("SELECT count(*) FROM api_keys WHERE revoked_at IS NULL")[0][0]
-
-    # -- core files ---------------------------------------------------------------------------
-    def core_get(self, scope: Scope, namespace: str, path: str) -> CoreFile | None:
-        rows = self._q("SELECT * FROM core_files WHERE project=? AND environment=? AND dataset=? AND namespace=?"
-                       " AND path=?", (*scope, namespace, path))
-        return _core(rows[0]) if rows else None
-
-    def core_list(self, scope: Scope, namespace: str) -> list[CoreFile]:
-        rows = self._q("SELECT * FROM core_files WHERE project=? AND environment=? AND dataset=? AND namespace=?"
-                       " ORDER BY path", (*scope, namespace))
-        return [_core(r) for r in rows]
-
-    def core_put(self, scope: Scope, namespace: str, path: str, content: str, op: str) -> CoreFile:
-        """Write a file at the next version of its path (versions never repeat, deletions included)."""
-        now = timeutil.dump(timeutil.now())
-        with self.transaction(scope):
-            last = self._q("SELECT max(version) FROM core_file_versions WHERE project=? AND environment=?"
-                           " AND dataset=? AND namespace=? AND path=?", (*scope, namespace, path))[0][0] or 0
-            self._q("INSERT INTO core_files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (project, environment,"
-                    " dataset, namespace, path) DO UPDATE SET content=excluded.content, version=excluded.version,"
-                    " updated_at=excluded.updated_at", (*scope, namespace, path, content, last + 1, now, now))
-            self._q("INSERT INTO core_file_versions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (*scope, namespace, path, last + 1, content, op, now))
-        return self.core_get(scope, namespace, path)
-
-    def core_delete(self, scope: Scope, namespace: str, path: str, op: str = "delete") -> None:
-        with self.transaction(scope):
-            found = self.core_get(scope, namespace, path)
-            if found is None:
-                return
-            self._q("DELETE FROM core_files WHERE project=? AND environment=? AND dataset=? AND namespace=? AND path=?",
-                    (*scope, namespace, path))
-            self._q("INSERT INTO core_file_versions VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?)",
-                    (*scope, namespace, path, found.version + 1, op, timeutil.dump(timeutil.now())))
-
-    def core_history(self, scope: Scope, namespace: str, path: str) -> list[CoreFileVersion]:
-        rows = self._q("SELECT * FROM core_file_versions WHERE project=? AND environment=? AND dataset=?"
-                       " AND namespace=? AND path=? ORDER BY version", (*scope, namespace, path))
-        return [CoreFileVersion(path=r["path"], namespace=r["namespace"], version=r["version"], content=r["content"],
-                                op=r["op"], at=timeutil.load(r["at"])) for r in rows]
-
-    # -- documents ------------------------------------------------------------------------------
-    def doc_get(self, project: str, environment: str, scope_key: str, path: str, now: datetime) -> Document | None:
-        rows = self._q("SELECT * FROM documents WHERE project=? AND environment=? AND scope_key=? AND path=?"
-                       " AND (expires_at IS NULL OR expires_at > ?)",
-                       (project, environment, scope_key, path, timeutil.dump(now)))
-        return _document(rows[0]) if rows else None
-
-    def doc_put(self, project: str, environment: str, scope_key: str, path: str, text: str,
-                expected_version: int | None, expires_at: datetime | None, now: datetime) -> Document:
-        stamp = timeutil.dump(now)
-        with self.transaction():
-            current = self.doc_get(project, environment, scope_key, path, now)
-            have = current.version if current else None
-            if have != expected_version:
-                raise DocumentConflict(
-                    f"document {scope_key}:{path} is at version {have if have is not None else 'none (absent)'}, "
-                    f"not {expected_version if expected_version is not None else 'absent'}; read it and retry")
-            old = self._q("SELECT version FROM documents WHERE project=? AND environment=? AND scope_key=? AND path=?",
-                          (project, environment, scope_key, path))
-            version = (old[0][0] if old else 0) + 1
-            self._q("INSERT INTO documents VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (project, environment,"
-                    " scope_key, path) DO UPDATE SET text=excluded.text, version=excluded.version,"
-                    " expires_at=excluded.expires_at, updated_at=excluded.updated_at",
-                    (project, environment, scope_key, path, text, version, timeutil.dump(expires_at), stamp, stamp))
-        return self.doc_get(project, environment, scope_key, path, now)
-
-    def doc_list(self, project: str, environment: str, scope_key: str, prefix: str, now: datetime) -> list[Document]:
-        rows = self._q("SELECT * FROM documents WHERE project=? AND environment=? AND scope_key=? AND substr(path, 1, ?)"
-                       " = ? AND (expires_at IS NULL OR expires_at > ?) ORDER BY path",
-                       (project, environment, scope_key, len(prefix), prefix, timeutil.dump(now)))
-        return [_document(r) for r in rows]
-
-    def doc_delete(self, project: str, environment: str, scope_key: str, path: str, now: datetime) -> bool:
-        """Delete a live document; an expired one is already gone (purge removes its row)."""
-        with self._lock:
-            cur = self._db.execute("DELETE FROM documents WHERE project=? AND environment=? AND scope_key=? AND path=?"
-                                   " AND (expires_at IS NULL OR expires_at > ?)",
-                                   (project, environment, scope_key, path, timeutil.dump(now)))
-            return cur.rowcount == 1
-
-    def doc_purge(self, now: datetime, project: str | None = None, environment: str | None = None) -> int:
-        with self._lock:
-            cur = self._db.execute("DELETE FROM documents WHERE expires_at IS NOT NULL AND expires_at <= ?"
-                                   " AND (? IS NULL OR project = ?) AND (? IS NULL OR environment = ?)",
-                                   (timeutil.dump(now), project, project, environment, environment))
-            return cur.rowcount
-
     # -- export and import ---------------------------------------------------------------------
-    def embedding_model(self) -> str | None:
-        row = self._q("SELECT value FROM meta WHERE key = 'embedding_model'")
-        return row[0][0] if row else None
-
     def export_rows(self, kinds: Sequence[str], project: str, environment: str, dataset: str | None,
                     vectors: bool) -> Iterator[tuple[str, dict]]:
         with self._snapshot() as read:
@@ -1099,28 +999,6 @@ def _note(r: sqlite3.Row) -> Note:
     return Note(note_id=r["note_id"], text=r["text"], namespace=r["namespace"],
                 created_at=timeutil.load(r["created_at"]), forgotten_at=timeutil.load(r["forgotten_at"]),
                 superseded_by=r["superseded_by"])
-
-
-def _core(r: sqlite3.Row) -> CoreFile:
-    return CoreFile(path=r["path"], namespace=r["namespace"], content=r["content"], version=r["version"],
-                    created_at=timeutil.load(r["created_at"]), updated_at=timeutil.load(r["updated_at"]))
-
-
-def _document(r: sqlite3.Row) -> Document:
-    return Document(scope_key=r["scope_key"], path=r["path"], text=r["text"], version=r["version"],
-                    expires_at=timeutil.load(r["expires_at"]), created_at=timeutil.load(r["created_at"]),
-                    updated_at=timeutil.load(r["updated_at"]))
-
-
-def _job(r: sqlite3.Row) -> Job:
-    payload = json.loads(r["payload"])
-    return Job(request_id=r["job_id"], project=r["project"], environment=r["environment"], dataset=r["dataset"],
-               role=payload["role"], content=payload["content"], chat=payload.get("chat"),
-               at=timeutil.load(payload["at"]), temporary=payload.get("temporary", False),
-               message_id=payload.get("message_id"), client_ref=r["client_ref"], status=r["status"],
-               attempts=r["attempts"], error=r["error"],
-               result=AddResult.model_validate_json(r["result"]) if r["result"] else None,
-               created_at=timeutil.load(r["created_at"]), updated_at=timeutil.load(r["updated_at"]))
 
 
 def _entity(r: sqlite3.Row) -> Entity:

@@ -1,0 +1,252 @@
+"""The SQL both stores run, written once.
+
+``SQLStore`` implements the contracts whose statements are the same on SQLite and PostgreSQL (API
+keys, core files, documents, idempotency receipts, migrations, id lookups of jobs and facts) on top
+of three primitives each backend provides: ``_read`` and ``_write`` (statements written with ``?``
+placeholders) and ``_document_lock``. A ``Dialect`` holds what differs in the text and the values:
+the placeholder, how times are stored (ISO text vs ``timestamptz``), JSON columns (text vs
+``jsonb``) and how to ask for code point order. Keyword search (FTS5 vs tsvector), vector search
+(NumPy matrices vs pgvector) and locking stay in the backends: they truly differ.
+"""
+from __future__ import annotations
+
+import json
+from abc import abstractmethod
+from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from functools import lru_cache
+
+from .. import timeutil
+from ..errors import DocumentConflict
+from ..model import AddResult, CoreFile, CoreFileVersion, Document, Fact, Job, Scope
+from .base import Store
+
+SCOPED = "project = ? AND environment = ? AND dataset = ?"
+
+
+@dataclass(frozen=True)
+class Dialect:
+    name: str
+    placeholder: str                      # "?" or "%s"
+    dump_time: Callable[[datetime | None], object]
+    code_point_order: str                 # appended to ORDER BY a text column
+
+    def sql(self, text: str) -> str:
+        return _translate(text, self.placeholder)
+
+    @staticmethod
+    def load_time(value) -> datetime | None:
+        if value is None or isinstance(value, datetime):
+            return None if value is None else value.astimezone(timezone.utc)
+        return timeutil.load(value)
+
+    @staticmethod
+    def load_json(value):
+        return json.loads(value) if isinstance(value, (str, bytes)) else value
+
+
+@lru_cache(maxsize=512)
+def _translate(text: str, placeholder: str) -> str:
+    if placeholder == "?":
+        return text
+    return text.replace("%", "%%").replace("?", placeholder)
+
+
+SQLITE = Dialect("sqlite", "?", timeutil.dump, "")
+POSTGRES = Dialect("postgresql", "%s", lambda value: value, ' COLLATE "C"')
+
+
+class SQLStore(Store):
+    """The shared half of a SQL store; a backend adds its connection, schema, search and locks."""
+
+    dialect: Dialect
+    path: str
+
+    # -- what a backend provides ----------------------------------------------------------------
+    @abstractmethod
+    def _read(self, sql: str, params: tuple = ()) -> list[Mapping]:
+        """Rows of a statement written with ``?`` placeholders, each readable by column name."""
+
+    @abstractmethod
+    def _write(self, sql: str, params: tuple = ()) -> int:
+        """Run a statement written with ``?`` placeholders; the number of rows it touched."""
+
+    @abstractmethod
+    def _document_lock(self, key: tuple[str, str, str, str]) -> AbstractContextManager:
+        """A transaction in which no other writer of this document runs."""
+
+    # -- lifecycle ---------------------------------------------------------------------------------
+    @property
+    def location(self) -> str:
+        return self.path
+
+    def applied_migrations(self) -> list[tuple[str, datetime | None]]:
+        return [(r["name"], self.dialect.load_time(r["applied_at"]))
+                for r in self._read("SELECT name, applied_at FROM migrations ORDER BY name")]
+
+    def embedding_model(self) -> str | None:
+        rows = self._read("SELECT value FROM meta WHERE key = 'embedding_model'")
+        return rows[0]["value"] if rows else None
+
+    # -- idempotency ---------------------------------------------------------------------------------
+    def get_ingest(self, scope: Scope, client_ref: str) -> dict | None:
+        rows = self._read(f"SELECT receipt FROM ingests WHERE {SCOPED} AND client_ref = ?", (*scope, client_ref))
+        return json.loads(rows[0]["receipt"]) if rows else None
+
+    def record_ingest(self, scope: Scope, client_ref: str, receipt: dict, at: datetime) -> None:
+        self._write("INSERT INTO ingests (project, environment, dataset, client_ref, receipt, created_at)"
+                    " VALUES (?, ?, ?, ?, ?, ?)", (*scope, client_ref, json.dumps(receipt), self.dialect.dump_time(at)))
+
+    # -- lookups by id, within a tenant ------------------------------------------------------------
+    def get_job(self, request_id: str, project: str, environment: str) -> Job | None:
+        rows = self._read(f"SELECT {JOB_COLUMNS} FROM jobs WHERE job_id = ? AND project = ? AND environment = ?",
+                          (request_id, project, environment))
+        return self._job(rows[0]) if rows else None
+
+    def fact_state(self, fact_id: str, project: str, environment: str) -> tuple[Scope, Fact, bool] | None:
+        rows = self._read(f"SELECT f.project, f.environment, f.dataset, f.embedding IS NOT NULL AS embedded,"
+                          f" {self._fact_columns} FROM facts f WHERE f.fact_id = ? AND f.project = ?"
+                          " AND f.environment = ?", (fact_id, project, environment))
+        if not rows:
+            return None
+        r = rows[0]
+        return Scope(r["project"], r["environment"], r["dataset"]), self._fact_row(r), bool(r["embedded"])
+
+    _fact_columns: str   # the backend's select list for a Fact, over ``facts f``
+
+    @abstractmethod
+    def _fact_row(self, row: Mapping) -> Fact: ...
+
+    def _job(self, r: Mapping) -> Job:
+        payload, load = self.dialect.load_json(r["payload"]), self.dialect.load_time
+        result = self.dialect.load_json(r["result"]) if r["result"] else None
+        return Job(request_id=r["job_id"], project=r["project"], environment=r["environment"], dataset=r["dataset"],
+                   role=payload["role"], content=payload["content"], chat=payload.get("chat"),
+                   at=timeutil.load(payload["at"]), temporary=payload.get("temporary", False),
+                   message_id=payload.get("message_id"), client_ref=r["client_ref"], status=r["status"],
+                   attempts=r["attempts"], error=r["error"],
+                   result=AddResult.model_validate(result) if result else None,
+                   created_at=load(r["created_at"]), updated_at=load(r["updated_at"]))
+
+    # -- API keys (only their hashes are stored) -------------------------------------------------
+    def put_api_key(self, key_hash: str, project: str, role: str, name: str | None = None) -> None:
+        self._write("INSERT INTO api_keys (key_hash, project, role, name, created_at, revoked_at)"
+                    " VALUES (?, ?, ?, ?, ?, NULL)",
+                    (key_hash, project, role, name, self.dialect.dump_time(timeutil.now())))
+
+    def find_api_key(self, key_hash: str) -> tuple[str, str] | None:
+        rows = self._read("SELECT project, role FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL", (key_hash,))
+        return (rows[0]["project"], rows[0]["role"]) if rows else None
+
+    def count_api_keys(self) -> int:
+        return self._read("SELECT count(*) AS n FROM api_keys WHERE revoked_at IS NULL")[0]["n"]
+
+    # -- core files ---------------------------------------------------------------------------
+    def core_get(self, scope: Scope, namespace: str, path: str) -> CoreFile | None:
+        rows = self._read(f"SELECT * FROM core_files WHERE {SCOPED} AND namespace = ? AND path = ?",
+                          (*scope, namespace, path))
+        return self._core(rows[0]) if rows else None
+
+    def core_list(self, scope: Scope, namespace: str) -> list[CoreFile]:
+        rows = self._read(f"SELECT * FROM core_files WHERE {SCOPED} AND namespace = ?"
+                          f" ORDER BY path{self.dialect.code_point_order}", (*scope, namespace))
+        return [self._core(r) for r in rows]
+
+    def core_put(self, scope: Scope, namespace: str, path: str, content: str, op: str) -> CoreFile:
+        """Write a file at the next version of its path (versions never repeat, deletions included)."""
+        now = self.dialect.dump_time(timeutil.now())
+        with self.transaction(scope):
+            last = self._read(f"SELECT max(version) AS v FROM core_file_versions WHERE {SCOPED} AND namespace = ?"
+                              " AND path = ?", (*scope, namespace, path))[0]["v"] or 0
+            self._write("INSERT INTO core_files (project, environment, dataset, namespace, path, content, version,"
+                        " created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (project,"
+                        " environment, dataset, namespace, path) DO UPDATE SET content = excluded.content,"
+                        " version = excluded.version, updated_at = excluded.updated_at",
+                        (*scope, namespace, path, content, last + 1, now, now))
+            self._write("INSERT INTO core_file_versions (project, environment, dataset, namespace, path, version,"
+                        " content, op, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        (*scope, namespace, path, last + 1, content, op, now))
+            return self.core_get(scope, namespace, path)
+
+    def core_delete(self, scope: Scope, namespace: str, path: str, op: str = "delete") -> None:
+        with self.transaction(scope):
+            found = self.core_get(scope, namespace, path)
+            if found is None:
+                return
+            self._write(f"DELETE FROM core_files WHERE {SCOPED} AND namespace = ? AND path = ?",
+                        (*scope, namespace, path))
+            self._write("INSERT INTO core_file_versions (project, environment, dataset, namespace, path, version,"
+                        " content, op, at) VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?)",
+                        (*scope, namespace, path, found.version + 1, op, self.dialect.dump_time(timeutil.now())))
+
+    def core_history(self, scope: Scope, namespace: str, path: str) -> list[CoreFileVersion]:
+        rows = self._read(f"SELECT * FROM core_file_versions WHERE {SCOPED} AND namespace = ? AND path = ?"
+                          " ORDER BY version", (*scope, namespace, path))
+        return [CoreFileVersion(path=r["path"], namespace=r["namespace"], version=r["version"], content=r["content"],
+                                op=r["op"], at=self.dialect.load_time(r["at"])) for r in rows]
+
+    def _core(self, r: Mapping) -> CoreFile:
+        load = self.dialect.load_time
+        return CoreFile(path=r["path"], namespace=r["namespace"], content=r["content"], version=r["version"],
+                        created_at=load(r["created_at"]), updated_at=load(r["updated_at"]))
+
+    # -- documents ------------------------------------------------------------------------------
+    def doc_get(self, project: str, environment: str, scope_key: str, path: str, now: datetime) -> Document | None:
+        rows = self._read("SELECT * FROM documents WHERE project = ? AND environment = ? AND scope_key = ?"
+                          " AND path = ? AND (expires_at IS NULL OR expires_at > ?)",
+                          (project, environment, scope_key, path, self.dialect.dump_time(now)))
+        return self._document(rows[0]) if rows else None
+
+    def doc_put(self, project: str, environment: str, scope_key: str, path: str, text: str,
+                expected_version: int | None, expires_at: datetime | None, now: datetime) -> Document:
+        dump = self.dialect.dump_time
+        with self._document_lock((project, environment, scope_key, path)):
+            current = self.doc_get(project, environment, scope_key, path, now)
+            have = current.version if current else None
+            if have != expected_version:
+                raise DocumentConflict(
+                    f"document {scope_key}:{path} is at version {have if have is not None else 'none (absent)'}, "
+                    f"not {expected_version if expected_version is not None else 'absent'}; read it and retry")
+            old = self._read("SELECT version FROM documents WHERE project = ? AND environment = ? AND scope_key = ?"
+                             " AND path = ?", (project, environment, scope_key, path))
+            version = (old[0]["version"] if old else 0) + 1
+            self._write("INSERT INTO documents (project, environment, scope_key, path, text, version, expires_at,"
+                        " created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                        " ON CONFLICT (project, environment, scope_key, path) DO UPDATE SET text = excluded.text,"
+                        " version = excluded.version, expires_at = excluded.expires_at, updated_at = excluded.updated_at",
+                        (project, environment, scope_key, path, text, version, dump(expires_at), dump(now), dump(now)))
+            return self.doc_get(project, environment, scope_key, path, now)
+
+    def doc_list(self, project: str, environment: str, scope_key: str, prefix: str, now: datetime) -> list[Document]:
+        rows = self._read("SELECT * FROM documents WHERE project = ? AND environment = ? AND scope_key = ?"
+                          " AND substr(path, 1, ?) = ? AND (expires_at IS NULL OR expires_at > ?)"
+                          f" ORDER BY path{self.dialect.code_point_order}",
+                          (project, environment, scope_key, len(prefix), prefix, self.dialect.dump_time(now)))
+        return [self._document(r) for r in rows]
+
+    def doc_delete(self, project: str, environment: str, scope_key: str, path: str, now: datetime) -> bool:
+        """Delete a live document; an expired one is already gone (purge removes its row)."""
+        return self._write("DELETE FROM documents WHERE project = ? AND environment = ? AND scope_key = ?"
+                           " AND path = ? AND (expires_at IS NULL OR expires_at > ?)",
+                           (project, environment, scope_key, path, self.dialect.dump_time(now))) == 1
+
+    def doc_purge(self, now: datetime, project: str | None = None, environment: str | None = None) -> int:
+        where, params = ["expires_at IS NOT NULL", "expires_at <= ?"], [self.dialect.dump_time(now)]
+        for column, value in (("project", project), ("environment", environment)):
+            if value is not None:
+                where.append(f"{column} = ?")
+                params.append(value)
+        return self._write(f"DELETE FROM documents WHERE {' AND '.join(where)}", tuple(params))
+
+    def _document(self, r: Mapping) -> Document:
+        load = self.dialect.load_time
+        return Document(scope_key=r["scope_key"], path=r["path"], text=r["text"], version=r["version"],
+                        expires_at=load(r["expires_at"]), created_at=load(r["created_at"]),
+                        updated_at=load(r["updated_at"]))
+
+
+JOB_COLUMNS = ("job_id, project, environment, dataset, client_ref, payload, status, attempts, error, result,"
+               " created_at, updated_at")
+
