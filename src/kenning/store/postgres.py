@@ -35,7 +35,7 @@ import re
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 from urllib.parse import urlsplit, urlunsplit
 
 import numpy as np
@@ -46,7 +46,9 @@ from ..errors import ConfigError, DimensionMismatch, DuplicateFact, InputError, 
 from ..model import DatasetSummary, Entity, Episode, Fact, Job, Note, Scope
 from ..transfer import RECORDS
 from .base import FactQuery
-from .sql import JOB_COLUMNS, POSTGRES, SQLStore
+from .rows import (ENTITY_COLUMNS, EPISODE_COLUMNS, EXPORT_TABLES, FACT_COLUMNS, JOB_COLUMNS, NOTE_COLUMNS,
+                   VECTOR_TABLES, entity_of, episode_of, fact_of, load_time, note_of)
+from .sql import POSTGRES, SQLStore
 
 try:
     import psycopg
@@ -83,20 +85,6 @@ LIVE_AS_OF = ("(f.invalid_at IS NULL OR f.invalid_at > %(t)s) AND f.valid_at <= 
               "AND (f.valid_until IS NULL OR f.valid_until > %(t)s)")
 SCOPE = "f.project = %(p)s AND f.environment = %(e)s AND f.dataset = %(d)s"
 TENANT = "project = %(p)s AND environment = %(e)s AND dataset = %(d)s"
-FACT_COLUMNS = ("f.fact_id, f.subject, f.predicate, f.object, f.object_is_entity, f.entity_type, f.text, f.kind,"
-                " f.confidence, f.source_quote, f.valid_at, f.valid_until, f.invalid_at, f.superseded_by,"
-                " f.episode_id, f.created_at")
-EPISODE_COLUMNS = "episode_id, role, content, chat, at, created_at"
-NOTE_COLUMNS = "note_id, text, namespace, created_at, forgotten_at, superseded_by"
-ENTITY_COLUMNS = "entity_id, name, type, aliases, created_at"
-VECTOR_TABLES = {  # kind -> (table, key column, the text a vector is computed from)
-    "fact": ("facts", "fact_id", "embed_text"),
-    "entity": ("entities", "entity_id", "name"),
-    "episode": ("episodes", "episode_id", "embed_text"),
-    "note": ("notes", "note_id", "text"),
-}
-EXPORT_TABLES = {"fact": "facts", "entity": "entities", "episode": "episodes", "ingest": "ingests", "note": "notes",
-                 "core_file": "core_files", "core_file_version": "core_file_versions", "document": "documents"}
 TIME_TYPES = ("time", "time?")
 
 
@@ -265,10 +253,6 @@ def _tenant(scope: Scope, **more) -> dict:
     return {"p": scope.project, "e": scope.environment, "d": scope.dataset, **more}
 
 
-def _utc(value: datetime | None) -> datetime | None:
-    return None if value is None else value.astimezone(timezone.utc)
-
-
 class PostgresStore(SQLStore):
     """The Store contract on PostgreSQL + pgvector. ``url``: a libpq URL (postgresql://…)."""
 
@@ -372,7 +356,6 @@ class PostgresStore(SQLStore):
 
     # -- the shared SQL layer's primitives (kenning.store.sql) -------------------------------------
     dialect = POSTGRES
-    _fact_columns = FACT_COLUMNS
 
     def _read(self, sql: str, params: tuple = ()) -> list[dict]:
         return self._q(self.dialect.sql(sql), params)
@@ -382,9 +365,6 @@ class PostgresStore(SQLStore):
 
     def _document_lock(self, key: tuple[str, str, str, str]):
         return self._tx((LOCK_DOC, "\x1f".join(key)))
-
-    def _fact_row(self, row) -> Fact:
-        return _fact(row)
 
     @property
     def migrated_now(self) -> list[str]:
@@ -480,7 +460,7 @@ class PostgresStore(SQLStore):
         chat_clause = "chat IS NULL" if chat is None else "chat = %(c)s"
         rows = self._q(f"SELECT {EPISODE_COLUMNS} FROM episodes WHERE {TENANT} AND {chat_clause} AND at <= %(t)s"
                        " ORDER BY at DESC, seq DESC LIMIT 1", _tenant(scope, c=chat, t=at))
-        return _episode(rows[0]) if rows else None
+        return episode_of(rows[0]) if rows else None
 
     def get_episode(self, scope: Scope, episode_id: str) -> Episode | None:
         found = self.get_episodes(scope, [episode_id])
@@ -491,7 +471,7 @@ class PostgresStore(SQLStore):
             return []
         rows = self._q(f"SELECT {EPISODE_COLUMNS} FROM episodes WHERE {TENANT} AND episode_id = ANY(%(ids)s)",
                        _tenant(scope, ids=list(episode_ids)))
-        by_id = {r["episode_id"]: _episode(r) for r in rows}
+        by_id = {r["episode_id"]: episode_of(r) for r in rows}
         return [by_id[i] for i in episode_ids if i in by_id]
 
     def episode_keyword_search(self, scope: Scope, query: str, limit: int,
@@ -526,7 +506,7 @@ class PostgresStore(SQLStore):
         where = TENANT + (" AND type = %(type)s" if type else "")
         rows = self._q(f"SELECT {ENTITY_COLUMNS} FROM entities WHERE {where} ORDER BY created_at, name COLLATE \"C\"",
                        _tenant(scope, type=type))
-        return [_entity(r) for r in rows]
+        return [entity_of(r) for r in rows]
 
     def entity_vectors(self, scope: Scope, type: str) -> tuple[list[str], np.ndarray]:
         rows = self._q(f"SELECT entity_id, embedding::vector AS embedding FROM entities WHERE {TENANT}"
@@ -552,7 +532,7 @@ class PostgresStore(SQLStore):
         rows = self._q(f"SELECT {ENTITY_COLUMNS} FROM entities WHERE {TENANT}"
                        " AND (name = ANY(%(names)s) OR aliases ?| %(names)s) ORDER BY seq",
                        _tenant(scope, names=list(names)))
-        return [_entity(r) for r in rows]
+        return [entity_of(r) for r in rows]
 
     # -- facts ---------------------------------------------------------------------------
     def insert_fact(self, scope: Scope, fact: Fact, embed_text: str, vector: np.ndarray | None,
@@ -590,7 +570,7 @@ class PostgresStore(SQLStore):
             return []
         rows = self._q(f"SELECT {FACT_COLUMNS} FROM facts f WHERE {SCOPE} AND f.fact_id = ANY(%(ids)s)",
                        _tenant(scope, ids=list(fact_ids)))
-        by_id = {r["fact_id"]: _fact(r) for r in rows}
+        by_id = {r["fact_id"]: fact_of(r) for r in rows}
         return [by_id[i] for i in fact_ids if i in by_id]
 
     def facts_in_slot(self, scope: Scope, predicates: list[str], at: datetime,
@@ -606,7 +586,7 @@ class PostgresStore(SQLStore):
             rows = self._q(sql + " ORDER BY f.valid_at, f.seq", params)
         else:  # the newest first: a recall wants the current values, not all of them
             rows = self._q(sql + " AND f.valid_at <= %(t)s ORDER BY f.valid_at DESC, f.seq DESC LIMIT %(n)s", params)
-        return [_fact(r) for r in rows]
+        return [fact_of(r) for r in rows]
 
     def live_fact_ids(self, scope: Scope, at: datetime, limit: int, predicates: list[str] | None = None,
                       entity_ids: list[str] | None = None) -> list[tuple[str, str]]:
@@ -660,7 +640,7 @@ class PostgresStore(SQLStore):
         params.update(limit=query.limit, offset=query.offset)
         rows = self._q(f"SELECT {FACT_COLUMNS} FROM facts f WHERE {clause} ORDER BY f.valid_at, f.created_at, f.seq"
                        " LIMIT %(limit)s OFFSET %(offset)s", params)
-        return [_fact(r) for r in rows], total
+        return [fact_of(r) for r in rows], total
 
     # -- search ------------------------------------------------------------------------------
     def keyword_search(self, scope: Scope, query: str, at: datetime, limit: int) -> list[tuple[str, float]]:
@@ -739,7 +719,7 @@ class PostgresStore(SQLStore):
             return []
         rows = self._q(f"SELECT {NOTE_COLUMNS} FROM notes WHERE {TENANT} AND note_id = ANY(%(ids)s)",
                        _tenant(scope, ids=list(note_ids)))
-        by_id = {r["note_id"]: _note(r) for r in rows}
+        by_id = {r["note_id"]: note_of(r) for r in rows}
         return [by_id[i] for i in note_ids if i in by_id]
 
     def list_notes(self, scope: Scope, namespaces: list[str] | None, include_forgotten: bool, limit: int,
@@ -753,7 +733,7 @@ class PostgresStore(SQLStore):
         total = self._q(f"SELECT count(*) AS n FROM notes WHERE {where}", params)[0]["n"]
         rows = self._q(f"SELECT {NOTE_COLUMNS} FROM notes WHERE {where} ORDER BY created_at, seq"
                        " LIMIT %(n)s OFFSET %(o)s", params)
-        return [_note(r) for r in rows], total
+        return [note_of(r) for r in rows], total
 
     def forget_note(self, scope: Scope, note_id: str, at: datetime, superseded_by: str | None) -> None:
         self._x(f"UPDATE notes SET forgotten_at = %(at)s, superseded_by = %(by)s WHERE {TENANT}"
@@ -875,7 +855,7 @@ class PostgresStore(SQLStore):
             ORDER BY d.dataset COLLATE "C"
             """, params)
         return [DatasetSummary(dataset=r["dataset"], facts=r["facts"], entities=r["entities"], notes=r["notes"],
-                               messages=r["messages"], last_activity=_utc(r["last_activity"])) for r in rows], total
+                               messages=r["messages"], last_activity=load_time(r["last_activity"])) for r in rows], total
 
     def retry_failed(self, project: str | None = None, environment: str | None = None,
                      dataset: str | None = None) -> int:
@@ -960,30 +940,6 @@ def _array(value) -> np.ndarray:
     if hasattr(value, "to_numpy"):  # pgvector's Vector
         value = value.to_numpy()
     return np.asarray(value, dtype=np.float32)
-
-
-def _episode(r: dict) -> Episode:
-    return Episode(episode_id=r["episode_id"], role=r["role"], content=r["content"], chat=r["chat"],
-                   at=_utc(r["at"]), created_at=_utc(r["created_at"]))
-
-
-def _note(r: dict) -> Note:
-    return Note(note_id=r["note_id"], text=r["text"], namespace=r["namespace"], created_at=_utc(r["created_at"]),
-                forgotten_at=_utc(r["forgotten_at"]), superseded_by=r["superseded_by"])
-
-
-def _entity(r: dict) -> Entity:
-    return Entity(entity_id=r["entity_id"], name=r["name"], type=r["type"], aliases=r["aliases"],
-                  created_at=_utc(r["created_at"]))
-
-
-def _fact(r: dict) -> Fact:
-    return Fact(
-        fact_id=r["fact_id"], subject=r["subject"], predicate=r["predicate"], object=r["object"],
-        object_is_entity=r["object_is_entity"], entity_type=r["entity_type"], text=r["text"],
-        kind=r["kind"], confidence=r["confidence"], source_quote=r["source_quote"],
-        valid_at=_utc(r["valid_at"]), valid_until=_utc(r["valid_until"]), invalid_at=_utc(r["invalid_at"]),
-        superseded_by=r["superseded_by"], episode_id=r["episode_id"], created_at=_utc(r["created_at"]))
 
 
 def _export_query(kind: str, project: str, environment: str, dataset: str | None, vectors: bool) -> tuple[str, dict]:

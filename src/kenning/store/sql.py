@@ -15,13 +15,14 @@ from abc import abstractmethod
 from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime
 from functools import lru_cache
 
 from .. import timeutil
 from ..errors import DocumentConflict
 from ..model import AddResult, CoreFile, CoreFileVersion, Document, Fact, Job, Scope
 from .base import Store
+from .rows import FACT_COLUMNS, JOB_COLUMNS, fact_of, load_json, load_time
 
 SCOPED = "project = ? AND environment = ? AND dataset = ?"
 
@@ -36,15 +37,8 @@ class Dialect:
     def sql(self, text: str) -> str:
         return _translate(text, self.placeholder)
 
-    @staticmethod
-    def load_time(value) -> datetime | None:
-        if value is None or isinstance(value, datetime):
-            return None if value is None else value.astimezone(timezone.utc)
-        return timeutil.load(value)
-
-    @staticmethod
-    def load_json(value):
-        return json.loads(value) if isinstance(value, (str, bytes)) else value
+    load_time = staticmethod(load_time)   # either backend's time value → an aware UTC datetime
+    load_json = staticmethod(load_json)   # either backend's JSON column → Python values
 
 
 @lru_cache(maxsize=512)
@@ -107,17 +101,12 @@ class SQLStore(Store):
 
     def fact_state(self, fact_id: str, project: str, environment: str) -> tuple[Scope, Fact, bool] | None:
         rows = self._read(f"SELECT f.project, f.environment, f.dataset, f.embedding IS NOT NULL AS embedded,"
-                          f" {self._fact_columns} FROM facts f WHERE f.fact_id = ? AND f.project = ?"
+                          f" {FACT_COLUMNS} FROM facts f WHERE f.fact_id = ? AND f.project = ?"
                           " AND f.environment = ?", (fact_id, project, environment))
         if not rows:
             return None
         r = rows[0]
-        return Scope(r["project"], r["environment"], r["dataset"]), self._fact_row(r), bool(r["embedded"])
-
-    _fact_columns: str   # the backend's select list for a Fact, over ``facts f``
-
-    @abstractmethod
-    def _fact_row(self, row: Mapping) -> Fact: ...
+        return Scope(r["project"], r["environment"], r["dataset"]), fact_of(r), bool(r["embedded"])
 
     def _job(self, r: Mapping) -> Job:
         payload, load = self.dialect.load_json(r["payload"]), self.dialect.load_time
@@ -247,6 +236,5 @@ class SQLStore(Store):
                         updated_at=load(r["updated_at"]))
 
 
-JOB_COLUMNS = ("job_id, project, environment, dataset, client_ref, payload, status, attempts, error, result,"
-               " created_at, updated_at")
+
 

@@ -28,6 +28,8 @@ from ..errors import ConfigError, DimensionMismatch, DuplicateFact, InputError, 
 from ..model import DatasetSummary, Entity, Episode, Fact, Job, Note, Scope
 from ..transfer import RECORDS
 from .base import FactQuery
+from .rows import (ENTITY_COLUMNS, EPISODE_COLUMNS, EXPORT_TABLES, FACT_COLUMNS, NOTE_COLUMNS,
+                   VECTOR_TABLES, entity_of, episode_of, fact_of, note_of)
 from .sql import SQLITE, SQLStore
 
 LIVE_NOW = ("f.invalid_at IS NULL AND f.valid_at <= :t "
@@ -43,12 +45,6 @@ DATASET_TABLES = ("facts", "episodes", "notes", "entities", "core_files", "jobs"
 COMMON_SHARE = 0.5
 COMMON_MIN_ROWS = 1_000   # smaller datasets rank every word; checking would cost more than it saves
 # Rows are read without their vectors (1.5 KB each): only the matrices need those.
-FACT_COLUMNS = ("f.fact_id, f.subject, f.predicate, f.object, f.object_is_entity, f.entity_type, f.text, f.kind,"
-                " f.confidence, f.source_quote, f.valid_at, f.valid_until, f.invalid_at, f.superseded_by,"
-                " f.episode_id, f.created_at")
-EPISODE_COLUMNS = "episode_id, role, content, chat, at, created_at"
-NOTE_COLUMNS = "note_id, text, namespace, created_at, forgotten_at, superseded_by"
-ENTITY_COLUMNS = "entity_id, name, type, aliases, created_at"  # datasets' matrices kept in memory (each a few MB at most)
 
 
 def _script(db: sqlite3.Connection, sql: str) -> None:
@@ -230,15 +226,7 @@ def m006_scoped_fts_deletes(db: sqlite3.Connection) -> None:
 MIGRATIONS = [m001_initial, m002_messages_and_notes, m003_jobs, m004_core_files_and_documents, m005_api_keys,
               m006_scoped_fts_deletes]
 DATASET_ROWS = ("facts", "entities", "episodes", "ingests", "notes", "core_files", "core_file_versions", "jobs")
-VECTOR_TABLES = {  # kind -> (table, key column, the text a vector is computed from)
-    "fact": ("facts", "fact_id", "embed_text"),
-    "entity": ("entities", "entity_id", "name"),
-    "episode": ("episodes", "episode_id", "embed_text"),
-    "note": ("notes", "note_id", "text"),
-}
 EMBED_PREFIX_CHARS = 2000  # the model reads 256 tokens; never tokenise a 100k-character text whole
-EXPORT_TABLES = {"fact": "facts", "entity": "entities", "episode": "episodes", "ingest": "ingests", "note": "notes",
-                 "core_file": "core_files", "core_file_version": "core_file_versions", "document": "documents"}
 
 
 def scope_token(project: str, environment: str, dataset: str) -> str:
@@ -379,7 +367,6 @@ class SQLiteStore(SQLStore):
 
     # -- the shared SQL layer's primitives (kenning.store.sql) -------------------------------------
     dialect = SQLITE
-    _fact_columns = FACT_COLUMNS
 
     def _read(self, sql: str, params: tuple = ()) -> list[sqlite3.Row]:
         return self._execute(sql, params, True)
@@ -389,9 +376,6 @@ class SQLiteStore(SQLStore):
 
     def _document_lock(self, key: tuple[str, str, str, str]):
         return self.transaction()   # one writer per file: the store-wide transaction serialises them
-
-    def _fact_row(self, row) -> Fact:
-        return _fact(row)
 
     @property
     def migrated_now(self) -> list[str]:
@@ -427,10 +411,10 @@ class SQLiteStore(SQLStore):
     def previous_message(self, scope: Scope, chat: str | None, at: datetime) -> Episode | None:
         rows = self._q(f"SELECT {EPISODE_COLUMNS} FROM episodes WHERE project=? AND environment=? AND dataset=? AND chat IS ?"
                        " AND at <= ? ORDER BY at DESC, rowid DESC LIMIT 1", (*scope, chat, timeutil.dump(at)))
-        return _episode(rows[0]) if rows else None
+        return episode_of(rows[0]) if rows else None
 
     def get_episodes(self, scope: Scope, episode_ids: list[str]) -> list[Episode]:
-        return self._by_ids(f"SELECT {EPISODE_COLUMNS} FROM episodes", "episode_id", scope, episode_ids, _episode,
+        return self._by_ids(f"SELECT {EPISODE_COLUMNS} FROM episodes", "episode_id", scope, episode_ids, episode_of,
                             unique=False)
 
     def episode_matrix(self, scope: Scope) -> tuple[list[str], np.ndarray, list]:
@@ -461,7 +445,7 @@ class SQLiteStore(SQLStore):
         self._bump(scope)
 
     def get_notes(self, scope: Scope, note_ids: list[str]) -> list[Note]:
-        return self._by_ids(f"SELECT {NOTE_COLUMNS} FROM notes", "note_id", scope, note_ids, _note)
+        return self._by_ids(f"SELECT {NOTE_COLUMNS} FROM notes", "note_id", scope, note_ids, note_of)
 
     def list_notes(self, scope: Scope, namespaces: list[str] | None, include_forgotten: bool, limit: int,
                    offset: int) -> tuple[list[Note], int]:
@@ -475,7 +459,7 @@ class SQLiteStore(SQLStore):
         total = self._q(f"SELECT count(*) FROM notes WHERE {where}", params)[0][0]
         rows = self._q(f"SELECT {NOTE_COLUMNS} FROM notes WHERE {where} ORDER BY created_at, rowid LIMIT ? OFFSET ?",
                        (*params, limit, offset))
-        return [_note(r) for r in rows], total
+        return [note_of(r) for r in rows], total
 
     def forget_note(self, scope: Scope, note_id: str, at: datetime, superseded_by: str | None) -> None:
         self._q("UPDATE notes SET forgotten_at=?, superseded_by=? WHERE project=? AND environment=? AND dataset=?"
@@ -576,7 +560,7 @@ class SQLiteStore(SQLStore):
         if type:
             sql += " AND type=?"
             params += (type,)
-        return [_entity(r) for r in self._q(sql + " ORDER BY created_at, name", params)]
+        return [entity_of(r) for r in self._q(sql + " ORDER BY created_at, name", params)]
 
     def entity_vectors(self, scope: Scope, type: str) -> tuple[list[str], np.ndarray]:
         rows = self._q("SELECT entity_id, embedding FROM entities WHERE project=? AND environment=? AND dataset=?"
@@ -642,7 +626,7 @@ class SQLiteStore(SQLStore):
             self._bump(scope)
 
     def get_facts(self, scope: Scope, fact_ids: list[str]) -> list[Fact]:
-        return self._by_ids(f"SELECT {FACT_COLUMNS} FROM facts f", "fact_id", scope, fact_ids, _fact)
+        return self._by_ids(f"SELECT {FACT_COLUMNS} FROM facts f", "fact_id", scope, fact_ids, fact_of)
 
     def _by_ids(self, select: str, key: str, scope: Scope, ids: list[str], build, *, unique: bool = True) -> list:
         """Rows of one scope by id, in the order of ``ids`` (missing ids left out).
@@ -672,7 +656,7 @@ class SQLiteStore(SQLStore):
             rows = self._q(sql + " ORDER BY valid_at", params)
         else:  # the newest first: a recall wants the current values, not all of them
             rows = self._q(sql + " AND valid_at <= ? ORDER BY valid_at DESC LIMIT ?", (*params, params[-1], limit))
-        return [_fact(r) for r in rows]
+        return [fact_of(r) for r in rows]
 
     def live_fact_ids(self, scope: Scope, at: datetime, limit: int, predicates: list[str] | None = None,
                       entity_ids: list[str] | None = None) -> list[tuple[str, str]]:
@@ -705,7 +689,7 @@ class SQLiteStore(SQLStore):
         rows = self._q(f"SELECT {ENTITY_COLUMNS} FROM entities e WHERE project=? AND environment=? AND dataset=? AND (name IN ({marks})"
                        f" OR EXISTS (SELECT 1 FROM json_each(e.aliases) j WHERE j.value IN ({marks})))",
                        (*scope, *names, *names))
-        return [_entity(r) for r in rows]
+        return [entity_of(r) for r in rows]
 
     def fact_vectors(self, scope: Scope, fact_ids: list[str]) -> dict[str, np.ndarray]:
         if not fact_ids:
@@ -750,7 +734,7 @@ class SQLiteStore(SQLStore):
         params.update(limit=query.limit, offset=query.offset)
         rows = self._q(f"SELECT {FACT_COLUMNS} FROM facts f WHERE {clause} ORDER BY f.valid_at, f.created_at, f.rowid"
                        " LIMIT :limit OFFSET :offset", params)
-        return [_fact(r) for r in rows], total
+        return [fact_of(r) for r in rows], total
 
     # -- search ------------------------------------------------------------------------------
     def keyword_search(self, scope: Scope, query: str, at: datetime, limit: int) -> list[tuple[str, float]]:
@@ -988,32 +972,6 @@ def _matrix(rows, key: str, dim: int | None) -> tuple[list[str], np.ndarray]:
     ids = [r[key] for r in rows]
     matrix = np.frombuffer(b"".join(r["embedding"] for r in rows), dtype=np.float32).reshape(len(rows), -1)
     return ids, matrix
-
-
-def _episode(r: sqlite3.Row) -> Episode:
-    return Episode(episode_id=r["episode_id"], role=r["role"], content=r["content"], chat=r["chat"],
-                   at=timeutil.load(r["at"]), created_at=timeutil.load(r["created_at"]))
-
-
-def _note(r: sqlite3.Row) -> Note:
-    return Note(note_id=r["note_id"], text=r["text"], namespace=r["namespace"],
-                created_at=timeutil.load(r["created_at"]), forgotten_at=timeutil.load(r["forgotten_at"]),
-                superseded_by=r["superseded_by"])
-
-
-def _entity(r: sqlite3.Row) -> Entity:
-    return Entity(entity_id=r["entity_id"], name=r["name"], type=r["type"], aliases=json.loads(r["aliases"]),
-                  created_at=timeutil.load(r["created_at"]))
-
-
-def _fact(r: sqlite3.Row) -> Fact:
-    return Fact(
-        fact_id=r["fact_id"], subject=r["subject"], predicate=r["predicate"], object=r["object"],
-        object_is_entity=bool(r["object_is_entity"]), entity_type=r["entity_type"], text=r["text"],
-        kind=r["kind"], confidence=r["confidence"], source_quote=r["source_quote"],
-        valid_at=timeutil.load(r["valid_at"]), valid_until=timeutil.load(r["valid_until"]),
-        invalid_at=timeutil.load(r["invalid_at"]), superseded_by=r["superseded_by"],
-        episode_id=r["episode_id"], created_at=timeutil.load(r["created_at"]))
 
 
 def _export_query(kind: str, project: str, environment: str, dataset: str | None, vectors: bool) -> tuple[str, tuple]:
