@@ -41,13 +41,12 @@ from urllib.parse import urlsplit, urlunsplit
 import numpy as np
 
 from .. import timeutil
-from ..embed.base import check_vectors
 from ..errors import ConfigError, DimensionMismatch, DuplicateFact, InputError, LeaseLost, MigrationError, StoreError
-from ..model import DatasetSummary, Entity, Episode, Fact, Job, Note, Scope
+from ..model import DatasetSummary, Entity, Episode, Fact, Job, Scope
 from ..transfer import RECORDS
 from .base import FactQuery
-from .rows import (ENTITY_COLUMNS, EPISODE_COLUMNS, EXPORT_TABLES, FACT_COLUMNS, JOB_COLUMNS, NOTE_COLUMNS,
-                   VECTOR_TABLES, entity_of, episode_of, fact_of, load_time, note_of)
+from .rows import (ENTITY_COLUMNS, EXPORT_TABLES, FACT_COLUMNS, JOB_COLUMNS, VECTOR_TABLES, entity_of, fact_of,
+                   load_time)
 from .sql import POSTGRES, SQLStore
 
 try:
@@ -366,6 +365,9 @@ class PostgresStore(SQLStore):
     def _document_lock(self, key: tuple[str, str, str, str]):
         return self._tx((LOCK_DOC, "\x1f".join(key)))
 
+    def _vector_value(self, vector):
+        return _vec(vector)
+
     @property
     def migrated_now(self) -> list[str]:
         return self._migrated_now
@@ -436,15 +438,6 @@ class PostgresStore(SQLStore):
             self._x(f"CREATE INDEX facts_embedding_hnsw ON facts USING hnsw ((embedding::vector({int(dim)}))"
                     " vector_cosine_ops) WHERE invalid_at IS NULL")
 
-    def _check(self, vector) -> None:
-        if vector is not None:
-            dim = self.embedding_dim()
-            if dim is None:
-                raise DimensionMismatch("the store has no embedding model recorded; call check_embedding_model first")
-            if np.ndim(vector) != 1:
-                raise DimensionMismatch(f"expected one {dim}-dimensional vector, got an array of shape {np.shape(vector)}")
-            check_vectors(vector, dim)
-
     # -- episodes -------------------------------------------------------------------
     def insert_episode(self, scope: Scope, episode: Episode, vector: np.ndarray | None = None, *,
                        context: str = "", embed_text: str | None = None) -> None:
@@ -455,24 +448,6 @@ class PostgresStore(SQLStore):
                 (*scope, episode.episode_id, episode.role, episode.chat, episode.content, episode.at,
                  episode.created_at, _vec(vector), context,
                  embed_text if embed_text is not None else episode.content[:2000]))
-
-    def previous_message(self, scope: Scope, chat: str | None, at: datetime) -> Episode | None:
-        chat_clause = "chat IS NULL" if chat is None else "chat = %(c)s"
-        rows = self._q(f"SELECT {EPISODE_COLUMNS} FROM episodes WHERE {TENANT} AND {chat_clause} AND at <= %(t)s"
-                       " ORDER BY at DESC, seq DESC LIMIT 1", _tenant(scope, c=chat, t=at))
-        return episode_of(rows[0]) if rows else None
-
-    def get_episode(self, scope: Scope, episode_id: str) -> Episode | None:
-        found = self.get_episodes(scope, [episode_id])
-        return found[0] if found else None
-
-    def get_episodes(self, scope: Scope, episode_ids: list[str]) -> list[Episode]:
-        if not episode_ids:
-            return []
-        rows = self._q(f"SELECT {EPISODE_COLUMNS} FROM episodes WHERE {TENANT} AND episode_id = ANY(%(ids)s)",
-                       _tenant(scope, ids=list(episode_ids)))
-        by_id = {r["episode_id"]: episode_of(r) for r in rows}
-        return [by_id[i] for i in episode_ids if i in by_id]
 
     def episode_keyword_search(self, scope: Scope, query: str, limit: int,
                                exclude_chat: str | None = None) -> list[tuple[str, float]]:
@@ -502,12 +477,6 @@ class PostgresStore(SQLStore):
         return {key: found[key] for key in dict.fromkeys(episode_ids) if key in found}
 
     # -- entities -------------------------------------------------------------------
-    def entities(self, scope: Scope, type: str | None = None) -> list[Entity]:
-        where = TENANT + (" AND type = %(type)s" if type else "")
-        rows = self._q(f"SELECT {ENTITY_COLUMNS} FROM entities WHERE {where} ORDER BY created_at, name COLLATE \"C\"",
-                       _tenant(scope, type=type))
-        return [entity_of(r) for r in rows]
-
     def entity_vectors(self, scope: Scope, type: str) -> tuple[list[str], np.ndarray]:
         rows = self._q(f"SELECT entity_id, embedding::vector AS embedding FROM entities WHERE {TENANT}"
                        " AND type = %(type)s AND embedding IS NOT NULL ORDER BY seq", _tenant(scope, type=type))
@@ -564,14 +533,6 @@ class PostgresStore(SQLStore):
             assignments = ", ".join(f"{column} = %({column})s" for column in sets)
             self._x(f"UPDATE facts SET {assignments} WHERE {TENANT} AND fact_id = %(id)s",
                     _tenant(scope, id=fact_id, **sets))
-
-    def get_facts(self, scope: Scope, fact_ids: list[str]) -> list[Fact]:
-        if not fact_ids:
-            return []
-        rows = self._q(f"SELECT {FACT_COLUMNS} FROM facts f WHERE {SCOPE} AND f.fact_id = ANY(%(ids)s)",
-                       _tenant(scope, ids=list(fact_ids)))
-        by_id = {r["fact_id"]: fact_of(r) for r in rows}
-        return [by_id[i] for i in fact_ids if i in by_id]
 
     def facts_in_slot(self, scope: Scope, predicates: list[str], at: datetime,
                       limit: int | None = None, superseded: bool = False) -> list[Fact]:
@@ -708,37 +669,6 @@ class PostgresStore(SQLStore):
         return sorted(hits, key=lambda h: -h[2])
 
     # -- notes ------------------------------------------------------------------------
-    def insert_note(self, scope: Scope, note: Note, vector: np.ndarray | None) -> None:
-        self._check(vector)
-        self._x("INSERT INTO notes (project, environment, dataset, namespace, note_id, text, created_at, embedding)"
-                " VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
-                (*scope, note.namespace, note.note_id, note.text, note.created_at, _vec(vector)))
-
-    def get_notes(self, scope: Scope, note_ids: list[str]) -> list[Note]:
-        if not note_ids:
-            return []
-        rows = self._q(f"SELECT {NOTE_COLUMNS} FROM notes WHERE {TENANT} AND note_id = ANY(%(ids)s)",
-                       _tenant(scope, ids=list(note_ids)))
-        by_id = {r["note_id"]: note_of(r) for r in rows}
-        return [by_id[i] for i in note_ids if i in by_id]
-
-    def list_notes(self, scope: Scope, namespaces: list[str] | None, include_forgotten: bool, limit: int,
-                   offset: int) -> tuple[list[Note], int]:
-        where, params = TENANT, _tenant(scope, n=limit, o=offset)
-        if namespaces is not None:
-            where += " AND namespace = ANY(%(ns)s)"
-            params["ns"] = list(namespaces)
-        if not include_forgotten:
-            where += " AND forgotten_at IS NULL"
-        total = self._q(f"SELECT count(*) AS n FROM notes WHERE {where}", params)[0]["n"]
-        rows = self._q(f"SELECT {NOTE_COLUMNS} FROM notes WHERE {where} ORDER BY created_at, seq"
-                       " LIMIT %(n)s OFFSET %(o)s", params)
-        return [note_of(r) for r in rows], total
-
-    def forget_note(self, scope: Scope, note_id: str, at: datetime, superseded_by: str | None) -> None:
-        self._x(f"UPDATE notes SET forgotten_at = %(at)s, superseded_by = %(by)s WHERE {TENANT}"
-                " AND note_id = %(id)s AND forgotten_at IS NULL", _tenant(scope, at=at, by=superseded_by, id=note_id))
-
     def note_keyword_search(self, scope: Scope, query: str, limit: int,
                             namespaces: list[str] | None = None) -> list[tuple[str, float]]:
         words = _words(query)
@@ -792,27 +722,6 @@ class PostgresStore(SQLStore):
                            request_id, worker))
         if touched != 1:
             raise LeaseLost(f"job {request_id} is no longer leased to {worker}; its work is rolled back")
-
-    def count_jobs(self, statuses: tuple[str, ...], project: str | None = None,
-                   environment: str | None = None, dataset: str | None = None) -> int:
-        where, params = ["status = ANY(%(s)s)"], {"s": list(statuses)}
-        for column, value in (("project", project), ("environment", environment), ("dataset", dataset)):
-            if value is not None:
-                where.append(f"{column} = %({column})s")
-                params[column] = value
-        return self._q(f"SELECT count(*) AS n FROM jobs WHERE {' AND '.join(where)}", params)[0]["n"]
-
-    def list_jobs(self, project: str, environment: str, dataset: str | None = None, status: str | None = None,
-                  limit: int = 50, offset: int = 0) -> list[Job]:
-        where, params = ["project = %(p)s", "environment = %(e)s"], {"p": project, "e": environment,
-                                                                   "n": limit, "o": offset}
-        for column, value in (("dataset", dataset), ("status", status)):
-            if value is not None:
-                where.append(f"{column} = %({column})s")
-                params[column] = value
-        rows = self._q(f"SELECT {JOB_COLUMNS} FROM jobs WHERE {' AND '.join(where)}"
-                       " ORDER BY created_at DESC, seq DESC LIMIT %(n)s OFFSET %(o)s", params)
-        return [self._job(r) for r in rows]
 
     def delete_dataset(self, scope: Scope) -> dict[str, int]:
         counts = {}

@@ -18,11 +18,15 @@ from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
 
+import numpy as np
+
 from .. import timeutil
-from ..errors import DocumentConflict
-from ..model import AddResult, CoreFile, CoreFileVersion, Document, Fact, Job, Scope
+from ..embed.base import check_vectors
+from ..errors import DimensionMismatch, DocumentConflict
+from ..model import AddResult, CoreFile, CoreFileVersion, Document, Entity, Episode, Fact, Job, Note, Scope
 from .base import Store
-from .rows import FACT_COLUMNS, JOB_COLUMNS, fact_of, load_json, load_time
+from .rows import (ENTITY_COLUMNS, EPISODE_COLUMNS, FACT_COLUMNS, JOB_COLUMNS, NOTE_COLUMNS, entity_of, episode_of,
+                   fact_of, load_json, load_time, note_of)
 
 SCOPED = "project = ? AND environment = ? AND dataset = ?"
 
@@ -33,6 +37,16 @@ class Dialect:
     placeholder: str                      # "?" or "%s"
     dump_time: Callable[[datetime | None], object]
     code_point_order: str                 # appended to ORDER BY a text column
+    row_order: str                        # the column that keeps insertion order ("rowid", "seq")
+    id_lookup: str                        # prefix on scope columns when rows are found by a unique id:
+                                          # SQLite's "+" keeps the planner on the id's own index
+
+    def any_of(self, column: str, values) -> tuple[str, tuple]:
+        """``column`` is one of ``values``: an IN list (SQLite) or ``= ANY`` of one array (PostgreSQL)."""
+        values = list(values)
+        if self.placeholder == "?":
+            return f"{column} IN ({','.join('?' * len(values))})", tuple(values)
+        return f"{column} = ANY(?)", (values,)
 
     def sql(self, text: str) -> str:
         return _translate(text, self.placeholder)
@@ -48,8 +62,8 @@ def _translate(text: str, placeholder: str) -> str:
     return text.replace("%", "%%").replace("?", placeholder)
 
 
-SQLITE = Dialect("sqlite", "?", timeutil.dump, "")
-POSTGRES = Dialect("postgresql", "%s", lambda value: value, ' COLLATE "C"')
+SQLITE = Dialect("sqlite", "?", timeutil.dump, "", "rowid", "+")
+POSTGRES = Dialect("postgresql", "%s", lambda value: value, ' COLLATE "C"', "seq", "")
 
 
 class SQLStore(Store):
@@ -70,6 +84,43 @@ class SQLStore(Store):
     @abstractmethod
     def _document_lock(self, key: tuple[str, str, str, str]) -> AbstractContextManager:
         """A transaction in which no other writer of this document runs."""
+
+    @abstractmethod
+    def _vector_value(self, vector: np.ndarray | None):
+        """A vector as the backend's column takes it (bytes, a pgvector array)."""
+
+    def _changed(self, scope: Scope) -> None:
+        """A dataset's rows changed (a backend that caches per-dataset matrices drops them)."""
+
+    def _check(self, vector) -> None:
+        if vector is not None:
+            dim = self.embedding_dim()
+            if dim is None:
+                raise DimensionMismatch("the store has no embedding model recorded; call check_embedding_model first")
+            if np.ndim(vector) != 1:
+                raise DimensionMismatch(f"expected one {dim}-dimensional vector, got an array of shape {np.shape(vector)}")
+            check_vectors(vector, dim)
+
+    def _by_ids(self, select: str, key: str, scope: Scope, ids: list[str], build, *, unique: bool = True) -> list:
+        """Rows of one scope by id, in the order of ``ids`` (missing ids left out)."""
+        if not ids:
+            return []
+        plus = self.dialect.id_lookup if unique else ""
+        among, params = self.dialect.any_of(key, ids)
+        rows = self._read(f"{select} WHERE {plus}project = ? AND {plus}environment = ? AND {plus}dataset = ?"
+                          f" AND {among}", (*scope, *params))
+        by_id = {r[key]: build(r) for r in rows}
+        return [by_id[i] for i in ids if i in by_id]
+
+    @staticmethod
+    def _given(pairs) -> tuple[list[str], list]:
+        """``column = ?`` for each (column, value) whose value is not None: the optional filters."""
+        where, params = [], []
+        for column, value in pairs:
+            if value is not None:
+                where.append(f"{column} = ?")
+                params.append(value)
+        return where, params
 
     # -- lifecycle ---------------------------------------------------------------------------------
     @property
@@ -131,6 +182,75 @@ class SQLStore(Store):
 
     def count_api_keys(self) -> int:
         return self._read("SELECT count(*) AS n FROM api_keys WHERE revoked_at IS NULL")[0]["n"]
+
+    # -- messages, notes and entities --------------------------------------------------------------
+    def previous_message(self, scope: Scope, chat: str | None, at: datetime) -> Episode | None:
+        same_chat = "chat IS NULL" if chat is None else "chat = ?"
+        rows = self._read(f"SELECT {EPISODE_COLUMNS} FROM episodes WHERE {SCOPED} AND {same_chat} AND at <= ?"
+                          f" ORDER BY at DESC, {self.dialect.row_order} DESC LIMIT 1",
+                          (*scope, *(() if chat is None else (chat,)), self.dialect.dump_time(at)))
+        return episode_of(rows[0]) if rows else None
+
+    def get_episodes(self, scope: Scope, episode_ids: list[str]) -> list[Episode]:
+        return self._by_ids(f"SELECT {EPISODE_COLUMNS} FROM episodes", "episode_id", scope, episode_ids, episode_of,
+                            unique=False)
+
+    def get_episode(self, scope: Scope, episode_id: str) -> Episode | None:
+        found = self.get_episodes(scope, [episode_id])
+        return found[0] if found else None
+
+    def insert_note(self, scope: Scope, note: Note, vector: np.ndarray | None) -> None:
+        self._check(vector)
+        self._write("INSERT INTO notes (project, environment, dataset, namespace, note_id, text, created_at, embedding)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?)", (*scope, note.namespace, note.note_id, note.text,
+                                                          self.dialect.dump_time(note.created_at), self._vector_value(vector)))
+        self._changed(scope)
+
+    def get_notes(self, scope: Scope, note_ids: list[str]) -> list[Note]:
+        return self._by_ids(f"SELECT {NOTE_COLUMNS} FROM notes", "note_id", scope, note_ids, note_of)
+
+    def list_notes(self, scope: Scope, namespaces: list[str] | None, include_forgotten: bool, limit: int,
+                   offset: int) -> tuple[list[Note], int]:
+        where, params = SCOPED, tuple(scope)
+        if namespaces is not None:
+            among, more = self.dialect.any_of("namespace", namespaces)
+            where, params = f"{where} AND {among}", params + more
+        if not include_forgotten:
+            where += " AND forgotten_at IS NULL"
+        total = self._read(f"SELECT count(*) AS n FROM notes WHERE {where}", params)[0]["n"]
+        rows = self._read(f"SELECT {NOTE_COLUMNS} FROM notes WHERE {where}"
+                          f" ORDER BY created_at, {self.dialect.row_order} LIMIT ? OFFSET ?", (*params, limit, offset))
+        return [note_of(r) for r in rows], total
+
+    def forget_note(self, scope: Scope, note_id: str, at: datetime, superseded_by: str | None) -> None:
+        self._write(f"UPDATE notes SET forgotten_at = ?, superseded_by = ? WHERE {SCOPED} AND note_id = ?"
+                    " AND forgotten_at IS NULL", (self.dialect.dump_time(at), superseded_by, *scope, note_id))
+        self._changed(scope)
+
+    def entities(self, scope: Scope, type: str | None = None) -> list[Entity]:
+        where, params = self._given([("type", type)])
+        rows = self._read(f"SELECT {ENTITY_COLUMNS} FROM entities WHERE {' AND '.join([SCOPED, *where])}"
+                          f" ORDER BY created_at, name{self.dialect.code_point_order}", (*scope, *params))
+        return [entity_of(r) for r in rows]
+
+    def get_facts(self, scope: Scope, fact_ids: list[str]) -> list[Fact]:
+        return self._by_ids(f"SELECT {FACT_COLUMNS} FROM facts f", "fact_id", scope, fact_ids, fact_of)
+
+    # -- the job queue's listings -----------------------------------------------------------------
+    def count_jobs(self, statuses: tuple[str, ...], project: str | None = None,
+                   environment: str | None = None, dataset: str | None = None) -> int:
+        among, params = self.dialect.any_of("status", statuses)
+        where, more = self._given([("project", project), ("environment", environment), ("dataset", dataset)])
+        return self._read(f"SELECT count(*) AS n FROM jobs WHERE {' AND '.join([among, *where])}",
+                          (*params, *more))[0]["n"]
+
+    def list_jobs(self, project: str, environment: str, dataset: str | None = None, status: str | None = None,
+                  limit: int = 50, offset: int = 0) -> list[Job]:
+        where, params = self._given([("project", project), ("environment", environment), ("dataset", dataset),
+                                     ("status", status)])
+        rows = self._read(f"SELECT {JOB_COLUMNS} FROM jobs WHERE {' AND '.join(where)}"
+                          " ORDER BY created_at DESC, seq DESC LIMIT ? OFFSET ?", (*params, limit, offset))
+        return [self._job(r) for r in rows]
 
     # -- core files ---------------------------------------------------------------------------
     def core_get(self, scope: Scope, namespace: str, path: str) -> CoreFile | None:

@@ -23,13 +23,11 @@ from pathlib import Path
 import numpy as np
 
 from .. import timeutil
-from ..embed.base import check_vectors
 from ..errors import ConfigError, DimensionMismatch, DuplicateFact, InputError, LeaseLost, MigrationError, StoreError
-from ..model import DatasetSummary, Entity, Episode, Fact, Job, Note, Scope
+from ..model import DatasetSummary, Entity, Episode, Fact, Job, Scope
 from ..transfer import RECORDS
 from .base import FactQuery
-from .rows import (ENTITY_COLUMNS, EPISODE_COLUMNS, EXPORT_TABLES, FACT_COLUMNS, NOTE_COLUMNS,
-                   VECTOR_TABLES, entity_of, episode_of, fact_of, note_of)
+from .rows import ENTITY_COLUMNS, EXPORT_TABLES, FACT_COLUMNS, VECTOR_TABLES, entity_of, fact_of
 from .sql import SQLITE, SQLStore
 
 LIVE_NOW = ("f.invalid_at IS NULL AND f.valid_at <= :t "
@@ -377,6 +375,12 @@ class SQLiteStore(SQLStore):
     def _document_lock(self, key: tuple[str, str, str, str]):
         return self.transaction()   # one writer per file: the store-wide transaction serialises them
 
+    def _vector_value(self, vector):
+        return _blob(vector)
+
+    def _changed(self, scope: Scope) -> None:
+        self._bump(scope)
+
     @property
     def migrated_now(self) -> list[str]:
         return self._migrated_now
@@ -408,15 +412,6 @@ class SQLiteStore(SQLStore):
                  embed_text if embed_text is not None else episode.content[:2000]))
         self._bump(scope)
 
-    def previous_message(self, scope: Scope, chat: str | None, at: datetime) -> Episode | None:
-        rows = self._q(f"SELECT {EPISODE_COLUMNS} FROM episodes WHERE project=? AND environment=? AND dataset=? AND chat IS ?"
-                       " AND at <= ? ORDER BY at DESC, rowid DESC LIMIT 1", (*scope, chat, timeutil.dump(at)))
-        return episode_of(rows[0]) if rows else None
-
-    def get_episodes(self, scope: Scope, episode_ids: list[str]) -> list[Episode]:
-        return self._by_ids(f"SELECT {EPISODE_COLUMNS} FROM episodes", "episode_id", scope, episode_ids, episode_of,
-                            unique=False)
-
     def episode_matrix(self, scope: Scope) -> tuple[list[str], np.ndarray, list]:
         def load():
             rows = self._q("SELECT episode_id, embedding, chat FROM episodes WHERE project=? AND environment=?"
@@ -437,35 +432,6 @@ class SQLiteStore(SQLStore):
         return [(r[0], -float(r[1])) for r in rows]
 
     # -- notes ------------------------------------------------------------------------
-    def insert_note(self, scope: Scope, note: Note, vector: np.ndarray | None) -> None:
-        self._check(vector)
-        self._q("INSERT INTO notes (project, environment, dataset, namespace, note_id, text, created_at, embedding)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (*scope, note.namespace, note.note_id, note.text, timeutil.dump(note.created_at), _blob(vector)))
-        self._bump(scope)
-
-    def get_notes(self, scope: Scope, note_ids: list[str]) -> list[Note]:
-        return self._by_ids(f"SELECT {NOTE_COLUMNS} FROM notes", "note_id", scope, note_ids, note_of)
-
-    def list_notes(self, scope: Scope, namespaces: list[str] | None, include_forgotten: bool, limit: int,
-                   offset: int) -> tuple[list[Note], int]:
-        where = "project=? AND environment=? AND dataset=?"
-        params: list = list(scope)
-        if namespaces is not None:
-            where += f" AND namespace IN ({','.join('?' * len(namespaces))})"
-            params += namespaces
-        if not include_forgotten:
-            where += " AND forgotten_at IS NULL"
-        total = self._q(f"SELECT count(*) FROM notes WHERE {where}", params)[0][0]
-        rows = self._q(f"SELECT {NOTE_COLUMNS} FROM notes WHERE {where} ORDER BY created_at, rowid LIMIT ? OFFSET ?",
-                       (*params, limit, offset))
-        return [note_of(r) for r in rows], total
-
-    def forget_note(self, scope: Scope, note_id: str, at: datetime, superseded_by: str | None) -> None:
-        self._q("UPDATE notes SET forgotten_at=?, superseded_by=? WHERE project=? AND environment=? AND dataset=?"
-                " AND note_id=? AND forgotten_at IS NULL", (timeutil.dump(at), superseded_by, *scope, note_id))
-        self._bump(scope)
-
     def note_matrix(self, scope: Scope) -> tuple[list[str], np.ndarray, list]:
         def load():
             rows = self._q("SELECT note_id, embedding, namespace FROM notes WHERE project=? AND environment=?"
@@ -549,19 +515,7 @@ class SQLiteStore(SQLStore):
         return [w for w in words
                 if self._q(count, (f'{{{columns}}}: "{prefix}{w}"',))[0][0] < COMMON_SHARE * rows]
 
-    def get_episode(self, scope: Scope, episode_id: str) -> Episode | None:
-        found = self.get_episodes(scope, [episode_id])
-        return found[0] if found else None
-
     # -- entities -------------------------------------------------------------------
-    def entities(self, scope: Scope, type: str | None = None) -> list[Entity]:
-        sql = f"SELECT {ENTITY_COLUMNS} FROM entities WHERE project=? AND environment=? AND dataset=?"
-        params: tuple = tuple(scope)
-        if type:
-            sql += " AND type=?"
-            params += (type,)
-        return [entity_of(r) for r in self._q(sql + " ORDER BY created_at, name", params)]
-
     def entity_vectors(self, scope: Scope, type: str) -> tuple[list[str], np.ndarray]:
         rows = self._q("SELECT entity_id, embedding FROM entities WHERE project=? AND environment=? AND dataset=?"
                        " AND type=? AND embedding IS NOT NULL", (*scope, type))
@@ -584,15 +538,6 @@ class SQLiteStore(SQLStore):
                         (json.dumps(aliases, ensure_ascii=False), *scope, entity_id))
 
     # -- facts ---------------------------------------------------------------------------
-    def _check(self, vector):
-        if vector is not None:
-            dim = self.embedding_dim()
-            if dim is None:
-                raise DimensionMismatch("the store has no embedding model recorded; call check_embedding_model first")
-            if np.ndim(vector) != 1:
-                raise DimensionMismatch(f"expected one {dim}-dimensional vector, got an array of shape {np.shape(vector)}")
-            check_vectors(vector, dim)
-
     def insert_fact(self, scope: Scope, fact: Fact, embed_text: str, vector: np.ndarray | None,
                     entity_id: str | None = None) -> None:
         self._check(vector)
@@ -624,23 +569,6 @@ class SQLiteStore(SQLStore):
             self._q(f"UPDATE facts SET {', '.join(sets)} WHERE project=? AND environment=? AND dataset=? AND fact_id=?",
                     (*params, *scope, fact_id))
             self._bump(scope)
-
-    def get_facts(self, scope: Scope, fact_ids: list[str]) -> list[Fact]:
-        return self._by_ids(f"SELECT {FACT_COLUMNS} FROM facts f", "fact_id", scope, fact_ids, fact_of)
-
-    def _by_ids(self, select: str, key: str, scope: Scope, ids: list[str], build, *, unique: bool = True) -> list:
-        """Rows of one scope by id, in the order of ``ids`` (missing ids left out).
-
-        With a table-wide unique id the scope columns are written ``+project`` so the planner looks the
-        ids up in their own index instead of walking the dataset's rows through a scope index.
-        """
-        if not ids:
-            return []
-        marks, plus = ",".join("?" * len(ids)), "+" if unique else ""
-        rows = self._q(f"{select} WHERE {plus}project=? AND {plus}environment=? AND {plus}dataset=?"
-                       f" AND {key} IN ({marks})", (*scope, *ids))
-        by_id = {r[key]: build(r) for r in rows}
-        return [by_id[i] for i in ids if i in by_id]
 
     def facts_in_slot(self, scope: Scope, predicates: list[str], at: datetime,
                       limit: int | None = None, superseded: bool = False) -> list[Fact]:
@@ -826,21 +754,6 @@ class SQLiteStore(SQLStore):
                  timeutil.dump(timeutil.now()), request_id, worker))
             if cur.rowcount != 1:
                 raise LeaseLost(f"job {request_id} is no longer leased to {worker}; its work is rolled back")
-
-    def count_jobs(self, statuses: tuple[str, ...], project: str | None = None,
-                   environment: str | None = None, dataset: str | None = None) -> int:
-        marks = ",".join("?" * len(statuses))
-        return self._q(f"SELECT count(*) FROM jobs WHERE status IN ({marks})"
-                       " AND (? IS NULL OR project = ?) AND (? IS NULL OR environment = ?)"
-                       " AND (? IS NULL OR dataset = ?)",
-                       (*statuses, project, project, environment, environment, dataset, dataset))[0][0]
-
-    def list_jobs(self, project: str, environment: str, dataset: str | None = None, status: str | None = None,
-                  limit: int = 50, offset: int = 0) -> list[Job]:
-        rows = self._q("SELECT * FROM jobs WHERE project=? AND environment=? AND (? IS NULL OR dataset=?)"
-                       " AND (? IS NULL OR status=?) ORDER BY seq DESC LIMIT ? OFFSET ?",
-                       (project, environment, dataset, dataset, status, status, limit, offset))
-        return [self._job(r) for r in rows]
 
     def delete_dataset(self, scope: Scope) -> dict[str, int]:
         counts = {}
