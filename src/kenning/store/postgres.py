@@ -41,13 +41,13 @@ from urllib.parse import urlsplit, urlunsplit
 import numpy as np
 
 from .. import timeutil
-from ..errors import ConfigError, DimensionMismatch, DuplicateFact, InputError, LeaseLost, MigrationError, StoreError
+from ..errors import ConfigError, DimensionMismatch, DuplicateFact, InputError, MigrationError, StoreError
 from ..model import DatasetSummary, Entity, Episode, Fact, Job, Scope
 from ..transfer import RECORDS
 from .base import FactQuery
 from .rows import (ENTITY_COLUMNS, EXPORT_TABLES, FACT_COLUMNS, JOB_COLUMNS, VECTOR_TABLES, entity_of, fact_of,
                    load_time)
-from .sql import POSTGRES, SQLStore
+from .sql import DATASET_TABLES, Dialect, SQLStore
 
 try:
     import psycopg
@@ -73,8 +73,6 @@ CONFIG = "english"           # one text search configuration for every tsvector 
 RANK_WEIGHTS = "{0.1, 0.25, 0.5, 1.0}"   # D, C, B, A: predicate C, text B, object A (SQLite's 0.5 : 1 : 2)
 EXACT_ROWS = 10_000          # below this many rows a table is counted, above it the planner's estimate will do
 HNSW_MAX_DIM = 2000          # pgvector's limit for an HNSW index on vector
-DATASET_TABLES = ("facts", "episodes", "notes", "entities", "core_files", "jobs")   # where a dataset shows
-DATASET_ROWS = ("facts", "entities", "episodes", "ingests", "notes", "core_files", "core_file_versions", "jobs")
 # Advisory lock classes (first key of the two-int form), so kenning's locks never meet another app's.
 LOCK_SCOPE, LOCK_STORE, LOCK_MIGRATE, LOCK_DOC = 0x6B6E01, 0x6B6E02, 0x6B6E03, 0x6B6E04
 
@@ -250,6 +248,9 @@ def _bm25(table: str, key: str, where: str) -> str:
 
 def _tenant(scope: Scope, **more) -> dict:
     return {"p": scope.project, "e": scope.environment, "d": scope.dataset, **more}
+
+
+POSTGRES = Dialect("postgresql", "%s", lambda value: value, Jsonb, ' COLLATE "C"', "seq", "")
 
 
 class PostgresStore(SQLStore):
@@ -526,14 +527,6 @@ class PostgresStore(SQLStore):
         if inserted != 1:
             raise DuplicateFact(f"a live fact '{fact.predicate} {fact.object}' already exists")
 
-    def update_fact(self, scope: Scope, fact_id: str, *, invalid_at=None, valid_until=None, superseded_by=None) -> None:
-        sets = {column: value for column, value in (("invalid_at", invalid_at), ("valid_until", valid_until),
-                                                   ("superseded_by", superseded_by)) if value is not None}
-        if sets:
-            assignments = ", ".join(f"{column} = %({column})s" for column in sets)
-            self._x(f"UPDATE facts SET {assignments} WHERE {TENANT} AND fact_id = %(id)s",
-                    _tenant(scope, id=fact_id, **sets))
-
     def facts_in_slot(self, scope: Scope, predicates: list[str], at: datetime,
                       limit: int | None = None, superseded: bool = False) -> list[Fact]:
         if not predicates:
@@ -568,10 +561,6 @@ class PostgresStore(SQLStore):
         rows = self._q(f"SELECT fact_id, embedding::vector AS embedding FROM facts WHERE {TENANT}"
                        " AND fact_id = ANY(%(ids)s) AND embedding IS NOT NULL", _tenant(scope, ids=list(fact_ids)))
         return {r["fact_id"]: _array(r["embedding"]) for r in rows}
-
-    def predicate_labels(self, scope: Scope) -> list[tuple[str, str]]:
-        rows = self._q(f"SELECT DISTINCT predicate, kind FROM facts WHERE {TENANT}", _tenant(scope))
-        return [(r["predicate"], r["kind"]) for r in rows]
 
     def list_facts(self, scope: Scope, query: FactQuery) -> tuple[list[Fact], int]:
         where, params = [SCOPE], _tenant(scope)
@@ -712,24 +701,6 @@ class PostgresStore(SQLStore):
                        {"w": worker, "until": now + timedelta(seconds=lease_seconds), "now": now})
         return self._job(rows[0]) if rows else None
 
-    def finish(self, request_id: str, worker: str, result: dict | None, error: str | None = None) -> None:
-        """Mark a job done (or failed) in the caller's transaction; LeaseLost unless ``worker`` still holds it."""
-        status = "failed" if error is not None else "done"
-        touched = self._x("UPDATE jobs SET status = %s, result = %s, error = %s, lease_owner = NULL,"
-                          " lease_until = NULL, updated_at = %s WHERE job_id = %s AND status = 'distilling'"
-                          " AND lease_owner = %s",
-                          (status, Jsonb(result) if result is not None else None, error, timeutil.now(),
-                           request_id, worker))
-        if touched != 1:
-            raise LeaseLost(f"job {request_id} is no longer leased to {worker}; its work is rolled back")
-
-    def delete_dataset(self, scope: Scope) -> dict[str, int]:
-        counts = {}
-        with self.transaction(scope):
-            for table in DATASET_ROWS:
-                counts[table] = self._x(f"DELETE FROM {table} WHERE {TENANT}", _tenant(scope))
-        return counts
-
     def datasets(self, project: str, environment: str, q: str | None, limit: int,
                  offset: int) -> tuple[list[DatasetSummary], int]:
         names = " UNION ".join(f"SELECT dataset FROM {t} WHERE project = %(p)s AND environment = %(e)s"
@@ -765,16 +736,6 @@ class PostgresStore(SQLStore):
             """, params)
         return [DatasetSummary(dataset=r["dataset"], facts=r["facts"], entities=r["entities"], notes=r["notes"],
                                messages=r["messages"], last_activity=load_time(r["last_activity"])) for r in rows], total
-
-    def retry_failed(self, project: str | None = None, environment: str | None = None,
-                     dataset: str | None = None) -> int:
-        where, params = ["status = 'failed'"], {"now": timeutil.now()}
-        for column, value in (("project", project), ("environment", environment), ("dataset", dataset)):
-            if value is not None:
-                where.append(f"{column} = %({column})s")
-                params[column] = value
-        return self._x("UPDATE jobs SET status = 'queued', lease_owner = NULL, lease_until = NULL,"
-                       f" updated_at = %(now)s WHERE {' AND '.join(where)}", params)
 
     # -- export and import ---------------------------------------------------------------------
     def export_rows(self, kinds: Sequence[str], project: str, environment: str, dataset: str | None,
@@ -820,25 +781,6 @@ class PostgresStore(SQLStore):
                 raise StoreError(f"the database refused the {kind}: {exc}") from exc
 
     # -- pending embeddings --------------------------------------------------------------
-    def pending(self, kind: str, limit: int, project: str | None = None, environment: str | None = None,
-                dataset: str | None = None) -> list[tuple[Scope, str, str]]:
-        table, key, text = VECTOR_TABLES[kind]
-        where, params = ["embedding IS NULL"], {"n": limit}
-        for column, value in (("project", project), ("environment", environment), ("dataset", dataset)):
-            if value is not None:
-                where.append(f"{column} = %({column})s")
-                params[column] = value
-        rows = self._q(f"SELECT project, environment, dataset, {key} AS key, {text} AS text FROM {table}"
-                       f" WHERE {' AND '.join(where)} ORDER BY seq LIMIT %(n)s", params)
-        return [(Scope(r["project"], r["environment"], r["dataset"]), r["key"], r["text"]) for r in rows]
-
-    def set_vector(self, kind: str, scope: Scope, key_value: str, text_value: str, vector: np.ndarray) -> bool:
-        self._check(vector)
-        table, key, text = VECTOR_TABLES[kind]
-        return self._x(f"UPDATE {table} SET embedding = %(v)s WHERE {TENANT} AND {key} = %(key)s"
-                       f" AND {text} = %(text)s", _tenant(scope, v=_vec(vector), key=key_value, text=text_value)) == 1
-
-
 # -- rows to models ---------------------------------------------------------------------------------
 
 def _vec(vector) -> np.ndarray | None:

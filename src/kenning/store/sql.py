@@ -22,10 +22,10 @@ import numpy as np
 
 from .. import timeutil
 from ..embed.base import check_vectors
-from ..errors import DimensionMismatch, DocumentConflict
+from ..errors import DimensionMismatch, DocumentConflict, LeaseLost
 from ..model import AddResult, CoreFile, CoreFileVersion, Document, Entity, Episode, Fact, Job, Note, Scope
 from .base import Store
-from .rows import (ENTITY_COLUMNS, EPISODE_COLUMNS, FACT_COLUMNS, JOB_COLUMNS, NOTE_COLUMNS, entity_of, episode_of,
+from .rows import (ENTITY_COLUMNS, EPISODE_COLUMNS, FACT_COLUMNS, JOB_COLUMNS, NOTE_COLUMNS, VECTOR_TABLES, entity_of, episode_of,
                    fact_of, load_json, load_time, note_of)
 
 SCOPED = "project = ? AND environment = ? AND dataset = ?"
@@ -36,6 +36,7 @@ class Dialect:
     name: str
     placeholder: str                      # "?" or "%s"
     dump_time: Callable[[datetime | None], object]
+    dump_json: Callable[[object], object]  # a value for a JSON column (text, jsonb)
     code_point_order: str                 # appended to ORDER BY a text column
     row_order: str                        # the column that keeps insertion order ("rowid", "seq")
     id_lookup: str                        # prefix on scope columns when rows are found by a unique id:
@@ -62,8 +63,8 @@ def _translate(text: str, placeholder: str) -> str:
     return text.replace("%", "%%").replace("?", placeholder)
 
 
-SQLITE = Dialect("sqlite", "?", timeutil.dump, "", "rowid", "+")
-POSTGRES = Dialect("postgresql", "%s", lambda value: value, ' COLLATE "C"', "seq", "")
+DATASET_TABLES = ("facts", "episodes", "notes", "entities", "core_files", "jobs")   # where a dataset shows
+DATASET_ROWS = ("facts", "entities", "episodes", "ingests", "notes", "core_files", "core_file_versions", "jobs")
 
 
 class SQLStore(Store):
@@ -236,7 +237,63 @@ class SQLStore(Store):
     def get_facts(self, scope: Scope, fact_ids: list[str]) -> list[Fact]:
         return self._by_ids(f"SELECT {FACT_COLUMNS} FROM facts f", "fact_id", scope, fact_ids, fact_of)
 
-    # -- the job queue's listings -----------------------------------------------------------------
+    def update_fact(self, scope: Scope, fact_id: str, *, invalid_at=None, valid_until=None, superseded_by=None) -> None:
+        dump = self.dialect.dump_time
+        sets, params = self._given([("invalid_at", dump(invalid_at)), ("valid_until", dump(valid_until)),
+                                    ("superseded_by", superseded_by)])
+        if sets:
+            self._write(f"UPDATE facts SET {', '.join(sets)} WHERE {SCOPED} AND fact_id = ?", (*params, *scope, fact_id))
+            self._changed(scope)
+
+    def predicate_labels(self, scope: Scope) -> list[tuple[str, str]]:
+        rows = self._read(f"SELECT DISTINCT predicate, kind FROM facts WHERE {SCOPED}", tuple(scope))
+        return [(r["predicate"], r["kind"]) for r in rows]
+
+    # -- vectors filled in later ------------------------------------------------------------------
+    def pending(self, kind: str, limit: int, project: str | None = None, environment: str | None = None,
+                dataset: str | None = None) -> list[tuple[Scope, str, str]]:
+        table, key, text = VECTOR_TABLES[kind]
+        where, params = self._given([("project", project), ("environment", environment), ("dataset", dataset)])
+        rows = self._read(f"SELECT project, environment, dataset, {key} AS key, {text} AS text FROM {table}"
+                          f" WHERE {' AND '.join(['embedding IS NULL', *where])}"
+                          f" ORDER BY {self.dialect.row_order} LIMIT ?", (*params, limit))
+        return [(Scope(r["project"], r["environment"], r["dataset"]), r["key"], r["text"]) for r in rows]
+
+    def set_vector(self, kind: str, scope: Scope, key_value: str, text_value: str, vector: np.ndarray) -> bool:
+        self._check(vector)
+        table, key, text = VECTOR_TABLES[kind]
+        done = self._write(f"UPDATE {table} SET embedding = ? WHERE {SCOPED} AND {key} = ? AND {text} = ?",
+                           (self._vector_value(vector), *scope, key_value, text_value)) == 1
+        self._changed(scope)
+        return done
+
+    # -- datasets --------------------------------------------------------------------------------
+    def delete_dataset(self, scope: Scope) -> dict[str, int]:
+        with self.transaction(scope):
+            counts = {table: self._write(f"DELETE FROM {table} WHERE {SCOPED}", tuple(scope)) for table in DATASET_ROWS}
+        self._changed(scope)
+        return counts
+
+    # -- the job queue ------------------------------------------------------------------------------
+    def finish(self, request_id: str, worker: str, result: dict | None, error: str | None = None) -> None:
+        """Mark a job done (or failed); refuses unless ``worker`` still holds its lease, so work a
+        reclaimed job did twice commits once. Call inside the transaction that applied its effects."""
+        status = "failed" if error is not None else "done"
+        touched = self._write("UPDATE jobs SET status = ?, result = ?, error = ?, lease_owner = NULL,"
+                              " lease_until = NULL, updated_at = ? WHERE job_id = ? AND status = 'distilling'"
+                              " AND lease_owner = ?",
+                              (status, self.dialect.dump_json(result) if result is not None else None, error,
+                               self.dialect.dump_time(timeutil.now()), request_id, worker))
+        if touched != 1:
+            raise LeaseLost(f"job {request_id} is no longer leased to {worker}; its work is rolled back")
+
+    def retry_failed(self, project: str | None = None, environment: str | None = None,
+                     dataset: str | None = None) -> int:
+        where, params = self._given([("project", project), ("environment", environment), ("dataset", dataset)])
+        where.insert(0, "status = 'failed'")
+        return self._write("UPDATE jobs SET status = 'queued', lease_owner = NULL, lease_until = NULL, updated_at = ?"
+                           f" WHERE {' AND '.join(where)}", (self.dialect.dump_time(timeutil.now()), *params))
+
     def count_jobs(self, statuses: tuple[str, ...], project: str | None = None,
                    environment: str | None = None, dataset: str | None = None) -> int:
         among, params = self.dialect.any_of("status", statuses)

@@ -23,12 +23,12 @@ from pathlib import Path
 import numpy as np
 
 from .. import timeutil
-from ..errors import ConfigError, DimensionMismatch, DuplicateFact, InputError, LeaseLost, MigrationError, StoreError
+from ..errors import ConfigError, DimensionMismatch, DuplicateFact, InputError, MigrationError, StoreError
 from ..model import DatasetSummary, Entity, Episode, Fact, Job, Scope
 from ..transfer import RECORDS
 from .base import FactQuery
 from .rows import ENTITY_COLUMNS, EXPORT_TABLES, FACT_COLUMNS, VECTOR_TABLES, entity_of, fact_of
-from .sql import SQLITE, SQLStore
+from .sql import DATASET_TABLES, Dialect, SQLStore
 
 LIVE_NOW = ("f.invalid_at IS NULL AND f.valid_at <= :t "
             "AND (f.valid_until IS NULL OR f.valid_until > :t)")
@@ -37,7 +37,6 @@ LIVE_AS_OF = ("(f.invalid_at IS NULL OR f.invalid_at > :t) AND f.valid_at <= :t 
 SCOPE = "f.project = :p AND f.environment = :e AND f.dataset = :d"
 CONTEXT_WEIGHT = 0.5  # a word in the message before counts half of one in the message (measured on LoCoMo)
 MATRIX_CACHE_SIZE = 256
-DATASET_TABLES = ("facts", "episodes", "notes", "entities", "core_files", "jobs")   # where a dataset shows
 # A word in half or more of a dataset's rows has a BM25 weight of about zero, yet ranking its
 # thousands of matches costs milliseconds: in large datasets such words are left out of the query.
 COMMON_SHARE = 0.5
@@ -223,7 +222,6 @@ def m006_scoped_fts_deletes(db: sqlite3.Connection) -> None:
 
 MIGRATIONS = [m001_initial, m002_messages_and_notes, m003_jobs, m004_core_files_and_documents, m005_api_keys,
               m006_scoped_fts_deletes]
-DATASET_ROWS = ("facts", "entities", "episodes", "ingests", "notes", "core_files", "core_file_versions", "jobs")
 EMBED_PREFIX_CHARS = 2000  # the model reads 256 tokens; never tokenise a 100k-character text whole
 
 
@@ -268,6 +266,9 @@ def _like(text: str) -> str:
 def _fts_query(text: str) -> list[str] | None:
     words = [w for w in re.findall(r"\w+", text.lower()) if len(w) > 1 or w.isdigit()]
     return list(dict.fromkeys(words)) or None
+
+
+SQLITE = Dialect("sqlite", "?", timeutil.dump, json.dumps, "", "rowid", "+")
 
 
 class SQLiteStore(SQLStore):
@@ -558,18 +559,6 @@ class SQLiteStore(SQLStore):
             raise StoreError(f"fact rejected by the database: {exc}") from exc
         self._bump(scope)
 
-    def update_fact(self, scope: Scope, fact_id: str, *, invalid_at=None, valid_until=None, superseded_by=None) -> None:
-        sets, params = [], []
-        for column, value in (("invalid_at", timeutil.dump(invalid_at)), ("valid_until", timeutil.dump(valid_until)),
-                              ("superseded_by", superseded_by)):
-            if value is not None:
-                sets.append(f"{column} = ?")
-                params.append(value)
-        if sets:
-            self._q(f"UPDATE facts SET {', '.join(sets)} WHERE project=? AND environment=? AND dataset=? AND fact_id=?",
-                    (*params, *scope, fact_id))
-            self._bump(scope)
-
     def facts_in_slot(self, scope: Scope, predicates: list[str], at: datetime,
                       limit: int | None = None, superseded: bool = False) -> list[Fact]:
         if not predicates:
@@ -626,11 +615,6 @@ class SQLiteStore(SQLStore):
         rows = self._q(f"SELECT fact_id, embedding FROM facts WHERE project=? AND environment=? AND dataset=?"
                        f" AND fact_id IN ({marks}) AND embedding IS NOT NULL", (*scope, *fact_ids))
         return {r[0]: np.frombuffer(r[1], dtype=np.float32) for r in rows}
-
-    def predicate_labels(self, scope: Scope) -> list[tuple[str, str]]:
-        rows = self._q("SELECT DISTINCT predicate, kind FROM facts WHERE project=? AND environment=? AND dataset=?",
-                       tuple(scope))
-        return [(r[0], r[1]) for r in rows]
 
     def list_facts(self, scope: Scope, query: FactQuery) -> tuple[list[Fact], int]:
         where = [SCOPE]
@@ -742,28 +726,6 @@ class SQLiteStore(SQLStore):
                     " updated_at=? WHERE job_id=?", (worker, until, stamp, rows[0]["job_id"]))
             return self._job(self._q("SELECT * FROM jobs WHERE job_id=?", (rows[0]["job_id"],))[0])
 
-    def finish(self, request_id: str, worker: str, result: dict | None, error: str | None = None) -> None:
-        """Mark a job done (or failed); refuses unless ``worker`` still holds its lease, so work a
-        reclaimed job did twice commits once. Call inside the transaction that applied its effects."""
-        status = "failed" if error is not None else "done"
-        with self._lock:
-            cur = self._db.execute(
-                "UPDATE jobs SET status=?, result=?, error=?, lease_owner=NULL, lease_until=NULL, updated_at=?"
-                " WHERE job_id=? AND status='distilling' AND lease_owner=?",
-                (status, json.dumps(result) if result is not None else None, error,
-                 timeutil.dump(timeutil.now()), request_id, worker))
-            if cur.rowcount != 1:
-                raise LeaseLost(f"job {request_id} is no longer leased to {worker}; its work is rolled back")
-
-    def delete_dataset(self, scope: Scope) -> dict[str, int]:
-        counts = {}
-        with self.transaction(scope):
-            for table in DATASET_ROWS:
-                cur = self._db.execute(f"DELETE FROM {table} WHERE project=? AND environment=? AND dataset=?",
-                                       tuple(scope))
-                counts[table] = cur.rowcount
-        return counts
-
     def datasets(self, project: str, environment: str, q: str | None, limit: int,
                  offset: int) -> tuple[list[DatasetSummary], int]:
         names = " UNION ".join(f"SELECT dataset FROM {t} WHERE project=:p AND environment=:e" for t in DATASET_TABLES)
@@ -791,15 +753,6 @@ class SQLiteStore(SQLStore):
                 messages=count("SELECT count(*) FROM episodes WHERE project=:p AND environment=:e AND dataset=:d"),
                 last_activity=timeutil.load(max((x for x in last if x), default=None))))
         return out, total
-
-    def retry_failed(self, project: str | None = None, environment: str | None = None,
-                     dataset: str | None = None) -> int:
-        with self._lock:
-            cur = self._db.execute(
-                "UPDATE jobs SET status='queued', lease_owner=NULL, lease_until=NULL, updated_at=? WHERE status='failed'"
-                " AND (? IS NULL OR project = ?) AND (? IS NULL OR environment = ?) AND (? IS NULL OR dataset = ?)",
-                (timeutil.dump(timeutil.now()), project, project, environment, environment, dataset, dataset))
-            return cur.rowcount
 
     # -- export and import ---------------------------------------------------------------------
     def export_rows(self, kinds: Sequence[str], project: str, environment: str, dataset: str | None,
@@ -846,26 +799,6 @@ class SQLiteStore(SQLStore):
         return written
 
     # -- pending embeddings --------------------------------------------------------------
-    def pending(self, kind: str, limit: int, project: str | None = None, environment: str | None = None,
-                dataset: str | None = None) -> list[tuple[Scope, str, str]]:
-        table, key, text = VECTOR_TABLES[kind]
-        rows = self._q(f"SELECT project, environment, dataset, {key}, {text} FROM {table} WHERE embedding IS NULL"
-                       " AND (:p IS NULL OR project = :p) AND (:e IS NULL OR environment = :e)"
-                       " AND (:d IS NULL OR dataset = :d) ORDER BY rowid LIMIT :n",
-                       {"p": project, "e": environment, "d": dataset, "n": limit})
-        return [(Scope(r[0], r[1], r[2]), r[3], r[4]) for r in rows]
-
-    def set_vector(self, kind: str, scope: Scope, key_value: str, text_value: str, vector: np.ndarray) -> bool:
-        self._check(vector)
-        table, key, text = VECTOR_TABLES[kind]
-        with self._lock:
-            cur = self._db.execute(
-                f"UPDATE {table} SET embedding=? WHERE project=? AND environment=? AND dataset=? AND {key}=?"
-                f" AND {text}=?", (_blob(vector), *scope, key_value, text_value))
-            self._bump(scope)
-            return cur.rowcount == 1
-
-
 def _top_k(ids: list[str], matrix: np.ndarray, query: np.ndarray, k: int, keep=None,
            floor: float = -1.0) -> list[tuple[str, float]]:
     if not len(ids):
