@@ -474,19 +474,23 @@ class SQLiteStore(SQLStore):
 
     def message_neighbors(self, scope: Scope, episode_ids: list[str],
                           exclude_chat: str | None = None) -> dict[str, list[str]]:
-        def load():  # every message in order, embedded or not (a neighbour needs no vector)
+        def load():  # every chat's messages in order, embedded or not (a neighbour needs no vector)
             rows = self._q("SELECT episode_id, chat FROM episodes WHERE project=? AND environment=? AND dataset=?"
                            " ORDER BY at, rowid", tuple(scope))
-            return [r[0] for r in rows], [r[1] for r in rows]
-        ids, chats = self._cached(("order", scope), scope, load)
-        pos = {key: i for i, key in enumerate(ids)}
+            chats: dict[str | None, list[str]] = {}
+            where: dict[str, tuple[str | None, int]] = {}
+            for key, chat in rows:
+                where[key] = (chat, len(chats.setdefault(chat, [])))
+                chats[chat].append(key)
+            return where, chats
+        where, chats = self._cached(("order", scope), scope, load)
         out: dict[str, list[str]] = {}
         for key in episode_ids:
-            i = pos.get(key)
-            if i is None:
+            if key not in where or (exclude_chat is not None and where[key][0] == exclude_chat):
                 continue
-            out[key] = [ids[j] for j in (i - 1, i + 1)
-                        if 0 <= j < len(ids) and chats[j] == chats[i] and chats[j] != exclude_chat]
+            chat, i = where[key]
+            turns = chats[chat]
+            out[key] = [turns[j] for j in (i - 1, i + 1) if 0 <= j < len(turns)]
         return out
 
     def _cached(self, key: tuple, scope: Scope, load):
