@@ -390,6 +390,9 @@ def test_messages_keep_their_chat_order_and_neighbours(store):
     assert [e.episode_id for e in store.get_episodes(SAM, ["m3", "missing", "m0"])] == ["m3", "m0"]
     assert store.message_neighbors(SAM, ["m1"]) == {"m1": ["m0", "m2"]}
     assert store.message_neighbors(SAM, ["m1"], exclude_chat="c") == {}
+    store.insert_episode(SAM, Episode(episode_id="loose", role="user", content="no chat", at=NOW, created_at=NOW),
+                         None)
+    assert store.message_neighbors(SAM, ["loose", "m3"]) == {"m3": ["m2"]}   # no chat: no conversation
     assert [h[0] for h in store.episode_keyword_search(SAM, "elsewhere", 5)] == ["x"]
     assert store.get_episodes(ALEX, ["m1"]) == []
 

@@ -186,7 +186,8 @@ class MessageStore(ABC):
     @abstractmethod
     def message_neighbors(self, scope: Scope, episode_ids: list[str],
                           exclude_chat: str | None = None) -> dict[str, list[str]]:
-        """For each message, the messages just before and after it in its chat."""
+        """For each message, the messages just before and after it in its chat (by time, then insertion);
+        a message of ``exclude_chat``, or without a chat, has none (it is absent from the answer)."""
 
 
 class NoteStore(ABC):

@@ -462,15 +462,15 @@ class PostgresStore(SQLStore):
     def message_neighbors(self, scope: Scope, episode_ids: list[str],
                           exclude_chat: str | None = None) -> dict[str, list[str]]:
         """For each given message (in the order given), the messages just before and after it in its chat,
-        by (time, insertion order); messages of ``exclude_chat`` have none."""
+        by (time, insertion order); messages of ``exclude_chat``, and messages without a chat, have none."""
         if not episode_ids:
             return {}
         excluded = "" if exclude_chat is None else " AND chat IS DISTINCT FROM %(x)s"
         rows = self._q(f"""
-            WITH t AS (SELECT DISTINCT chat FROM episodes WHERE {TENANT} AND episode_id = ANY(%(ids)s){excluded}),
+            WITH t AS (SELECT DISTINCT chat FROM episodes WHERE {TENANT} AND episode_id = ANY(%(ids)s)
+                       AND chat IS NOT NULL{excluded}),
             o AS (SELECT episode_id, lag(episode_id) OVER w AS before, lead(episode_id) OVER w AS after
-                  FROM episodes WHERE {TENANT}
-                  AND (chat IN (SELECT chat FROM t) OR (chat IS NULL AND EXISTS (SELECT 1 FROM t WHERE chat IS NULL)))
+                  FROM episodes WHERE {TENANT} AND chat IN (SELECT chat FROM t)
                   WINDOW w AS (PARTITION BY chat ORDER BY at, seq))
             SELECT episode_id, before, after FROM o WHERE episode_id = ANY(%(ids)s)""",
                        _tenant(scope, ids=list(episode_ids), x=exclude_chat))

@@ -486,8 +486,8 @@ class SQLiteStore(SQLStore):
         where, chats = self._cached(("order", scope), scope, load)
         out: dict[str, list[str]] = {}
         for key in episode_ids:
-            if key not in where or (exclude_chat is not None and where[key][0] == exclude_chat):
-                continue
+            if key not in where or where[key][0] is None or where[key][0] == exclude_chat:
+                continue   # a message without a chat belongs to no conversation: it has no neighbours
             chat, i = where[key]
             turns = chats[chat]
             out[key] = [turns[j] for j in (i - 1, i + 1) if 0 <= j < len(turns)]

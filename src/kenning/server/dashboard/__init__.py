@@ -1,0 +1,32 @@
+"""The dashboard: see and curate what kenning knows about each user, in a browser.
+
+Server-rendered pages (Jinja2) over the same library calls and the same permission gate
+(:func:`~kenning.server.access.memory_for`) as the HTTP API: a user token sees its own
+dataset only, a member key may read but not change. Every page reads without JavaScript;
+the bundled htmx (no CDN, nothing fetched at run time) only makes the ``as of`` control and
+the recall playground update in place. The browser authenticates like any client: an
+``Authorization`` header, or a key pasted once on ``/login`` and kept in an HttpOnly,
+SameSite=Strict cookie; in local development mode no key is needed. Forms that change
+something carry a token bound to the caller's credential and must come from this origin.
+"""
+from __future__ import annotations
+
+from fastapi import APIRouter
+from fastapi.staticfiles import StaticFiles
+
+from ...memory import Memory
+from ..auth import Auth
+from . import facts, jobs, memory, session
+from .render import HERE, Dashboard, is_page
+
+__all__ = ["create_dashboard", "is_page"]
+
+
+def create_dashboard(memory_: Memory, auth: Auth) -> tuple[APIRouter, StaticFiles, Dashboard]:
+    """The dashboard's routes (one module per page group), its static files (mount at ``/static``)
+    and its renderer."""
+    d = Dashboard(memory_, auth)
+    router = APIRouter(include_in_schema=False)
+    for pages in (facts, memory, jobs, session):
+        pages.routes(d, router)
+    return router, StaticFiles(directory=str(HERE / "static")), d

@@ -1,0 +1,150 @@
+"""What every dashboard page shares: who is asking, the form checks, rendering and the small formatters."""
+from __future__ import annotations
+
+import difflib
+import hmac
+from datetime import datetime, timezone
+from pathlib import Path
+from urllib.parse import parse_qs, quote, urlencode, urlsplit
+
+from fastapi import Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from fastapi.templating import Jinja2Templates
+
+from ... import __version__
+from ...errors import InputError, KenningError, PermissionDenied
+from ...memory import Memory
+from ...model import Fact
+from ..access import memory_for
+from ..auth import Auth, Principal
+from ..errors import Unauthorized, status_of
+
+HERE = Path(__file__).resolve().parents[1]   # kenning/server: templates/ and static/
+COOKIE = "kenning_session"
+PAGE = 100            # facts, notes, jobs per page (the library's largest page)
+DATASETS_PAGE = 50
+PREFIXES = ("/datasets", "/jobs", "/login", "/logout")
+
+
+def is_page(path: str) -> bool:
+    """Whether a request path belongs to the dashboard (its errors are pages, not JSON)."""
+    return path == "/" or path.startswith(PREFIXES)
+
+
+def int_param(value: str | None, default: int, lo: int, hi: int, name: str) -> int:
+    if value in (None, ""):
+        return default
+    try:
+        number = int(value)
+    except ValueError:
+        raise InputError(f"{name} must be a whole number, not {value!r}") from None
+    if not lo <= number <= hi:
+        raise InputError(f"{name} must be from {lo} to {hi}, not {number}")
+    return number
+
+
+def day(value: datetime | None) -> str:
+    return "" if value is None else value.astimezone(timezone.utc).strftime("%Y-%m-%d")
+
+
+def when(value: datetime | None) -> str:
+    return "" if value is None else value.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def fact_state(f: Fact, now: datetime) -> str:
+    """live | future | expired | superseded | deleted: what the history line shows."""
+    if f.invalid_at is not None:
+        return "superseded" if f.superseded_by else "deleted"
+    if f.valid_at > now:
+        return "future"
+    if f.valid_until is not None and f.valid_until <= now:
+        return "expired"
+    return "live"
+
+
+def group_by_anchor(facts: list[Fact]) -> list[tuple[str, list[Fact]]]:
+    groups: dict[str, list[Fact]] = {}
+    for f in facts:
+        groups.setdefault(f.anchor, []).append(f)
+    return sorted(groups.items(), key=lambda kv: (kv[0] != "user", kv[0]))
+
+
+def diff_lines(old: str, new: str) -> list[tuple[str, str]]:
+    """A unified diff as (kind, line) pairs: kind is add, del, hunk or same."""
+    out = []
+    for line in list(difflib.unified_diff(old.splitlines(), new.splitlines(), lineterm="", n=3))[2:]:
+        kind = {"+": "add", "-": "del", "@": "hunk"}.get(line[:1], "same")
+        out.append((kind, line))
+    return out
+
+
+def pages(total: int, limit: int, offset: int) -> dict:
+    return {"total": total, "limit": limit, "offset": offset, "first": offset + 1 if total else 0,
+            "last": min(total, offset + limit), "prev": max(0, offset - limit) if offset else None,
+            "next": offset + limit if offset + limit < total else None}
+
+
+class Dashboard:
+    def __init__(self, memory: Memory, auth: Auth):
+        self.memory, self.auth = memory, auth
+        self.templates = Jinja2Templates(directory=str(HERE / "templates"))
+        env = self.templates.env
+        env.filters.update(day=day, when=when)
+        env.globals.update(version=__version__, quote=quote, urlencode=urlencode)
+
+    # -- who is asking ------------------------------------------------------------------------
+    def credential(self, request: Request) -> str | None:
+        header = request.headers.get("authorization")
+        if header:
+            return header.partition(" ")[2] or None
+        return request.cookies.get(COOKIE)
+
+    def principal(self, request: Request) -> Principal:
+        header = request.headers.get("authorization")
+        cookie = request.cookies.get(COOKIE)
+        given = header or (f"Bearer {cookie}" if cookie else None)
+        return self.auth.principal(given, request.headers.get("x-kenning-environment"))
+
+    def api(self, request: Request, write: bool = False):
+        p = self.principal(request)
+        m, kw = memory_for(self.memory, p, write)
+        return p, m, kw
+
+    async def form(self, request: Request) -> dict[str, str]:
+        """A posted form, after the same-origin and form-token checks every change must pass."""
+        origin = request.headers.get("origin") or request.headers.get("referer")
+        if origin:
+            there, here = urlsplit(origin).netloc, request.headers.get("host", "")
+            if there != here:
+                raise PermissionDenied(f"a dashboard form must be sent from this site, not from {there!r}",
+                                       "same-origin")
+        raw = (await request.body()).decode("utf-8", "replace")
+        data = {key: values[-1] for key, values in parse_qs(raw, keep_blank_values=True).items()}
+        expected = self.auth.form_token(self.credential(request))
+        if not hmac.compare_digest(data.get("form_token", ""), expected):
+            raise PermissionDenied("the form is stale or came from elsewhere: reload the page and try again",
+                                   "form-token")
+        return data
+
+    # -- rendering ---------------------------------------------------------------------------
+    def render(self, request: Request, template: str, http_status: int = 200, **context) -> HTMLResponse:
+        try:
+            p = self.principal(request)
+        except Unauthorized:
+            p = None
+        context.update(request=request, principal=p, dev_mode=self.auth.dev_mode,
+                       form_token=self.auth.form_token(self.credential(request)),
+                       signed_in=bool(self.credential(request)))
+        return self.templates.TemplateResponse(request, template, context, status_code=http_status)
+
+    def error(self, request: Request, exc: KenningError) -> Response:
+        if isinstance(exc, Unauthorized) and request.method == "GET":
+            return RedirectResponse(f"/login?{urlencode({'next': str(request.url.path)})}", status_code=303)
+        return self.render(request, "error.html", http_status=status_of(exc), code=exc.code, message=str(exc))
+
+
+def local_target(target: str | None) -> str:
+    """A redirect target on this site only (never ``//elsewhere`` or ``https://elsewhere``)."""
+    if not target or not target.startswith("/") or target.startswith("//") or "\\" in target:
+        return "/"
+    return target
