@@ -63,3 +63,73 @@ def test_the_checker_sees_a_reach_in(tmp_path):
     (pkg / "a.py").write_text("class A:\n    def __init__(self):\n        self._x = 1\n")
     (pkg / "b.py").write_text("from .a import A, _hidden\n\ndef f(a):\n    return a._x + a._replace\n")
     assert private_accesses(pkg) == ["pkg/b.py:1 import _hidden", "pkg/b.py:4 ._x"]
+
+
+# -- layers: what a module may import ------------------------------------------------------------------
+# The foundation every layer uses, and what the layers above may not be reached from below.
+FOUNDATION = {"kenning.model", "kenning.errors", "kenning.timeutil", "kenning.records", "kenning.config"}
+LAYERS = {
+    # the stores: the foundation, the embedder's vector checks and each other
+    "kenning.store": FOUNDATION | {"kenning.embed.base", "kenning.store"},
+    # the HTTP SDK: the result types and errors only (no ranking engine, store or server)
+    "kenning.client": FOUNDATION,
+    # extractors read text; they know nothing of storage or serving
+    "kenning.extract": FOUNDATION | {"kenning.extract", "kenning.predicates"},
+}
+
+
+def _imports(path: Path, package: str) -> set[str]:
+    """The kenning modules a file imports (relative imports resolved against ``package``)."""
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            out |= {a.name for a in node.names if a.name.startswith("kenning")}
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                name = ".".join(base + ([node.module] if node.module else []))
+            else:
+                name = node.module or ""
+            if name.startswith("kenning"):
+                out.add(name)
+                out |= {f"{name}.{a.name}" for a in node.names}   # "from . import timeutil"
+    return out
+
+
+def layer_breaches(root: Path = SRC) -> list[str]:
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        rel = path.relative_to(root.parent).with_suffix("")
+        module = ".".join(rel.parts if rel.name != "__init__" else rel.parts[:-1])
+        package = module if rel.name == "__init__" else module.rpartition(".")[0]
+        for layer, allowed in LAYERS.items():
+            if module != layer and not module.startswith(layer + "."):
+                continue
+            for name in sorted(_imports(path, package)):
+                known = any(name == a or name.startswith(a + ".") for a in allowed)
+                inside = any(name == a for a in _modules(root))
+                if inside and not known and name != "kenning":   # "from .. import x" names x as well
+                    found.append(f"{module} imports {name}")
+    return found
+
+
+def _modules(root: Path) -> set[str]:
+    names = set()
+    for path in root.rglob("*.py"):
+        rel = path.relative_to(root.parent).with_suffix("")
+        names.add(".".join(rel.parts if rel.name != "__init__" else rel.parts[:-1]))
+    return names
+
+
+def test_each_layer_imports_only_what_it_may():
+    found = layer_breaches()
+    assert not found, "imports across layers:\n" + "\n".join(found)
+
+
+def test_the_layer_check_sees_a_store_importing_the_read_path(tmp_path):
+    pkg = tmp_path / "kenning"
+    (pkg / "store").mkdir(parents=True)
+    for name in ("__init__.py", "model.py", "recall.py", "store/__init__.py"):
+        (pkg / name).write_text("")
+    (pkg / "store" / "sqlite.py").write_text("from .. import model\nfrom ..recall import Recaller\n")
+    assert layer_breaches(pkg) == ["kenning.store.sqlite imports kenning.recall"]

@@ -1,6 +1,7 @@
 """Public data types (pydantic v2): facts, entities, episodes and receipts."""
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from typing import Literal, NamedTuple
 
@@ -11,6 +12,9 @@ ENTITY_TYPES = ("PERSON", "ORG", "PLACE", "PRODUCT", "SKILL", "TOPIC", "EVENT", 
 FACT_KINDS = ("attribute", "relation", "preference", "possession", "skill", "routine", "plan", "event",
               "relationship", "goal", "habit", "trait")   # the last four: earlier names, still accepted
 MAX_OBJECT_CHARS = 500
+
+
+SCOPE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,127}$")   # a project, environment or dataset name
 
 
 class Scope(NamedTuple):

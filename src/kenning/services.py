@@ -7,7 +7,6 @@ into ``Memory``. Argument checks that several parts make live here too, so each 
 """
 from __future__ import annotations
 
-import re
 import threading
 from dataclasses import dataclass, field
 
@@ -15,14 +14,11 @@ from .config import Settings
 from .embed.base import Embedder
 from .errors import InputError, InvalidScope
 from .extract.base import Extractor
-from .model import Scope
+from .model import SCOPE_NAME, Scope
 from .predicates import PredicateRegistry
 from .recall import Recaller
 from .store.base import Store
 from .write import WritePipeline
-
-NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,127}$")
-
 
 @dataclass(eq=False)
 class Services:
@@ -43,7 +39,7 @@ class Services:
         """A checked Scope: every name is 1-128 safe characters, so no scope is ever ambiguous."""
         scope = Scope(*self.tenant(project, environment), dataset)
         for name, value in zip(Scope._fields, scope):
-            if not isinstance(value, str) or not NAME.match(value):
+            if not isinstance(value, str) or not SCOPE_NAME.match(value):
                 raise InvalidScope(f"{name} {value!r} is not a valid name: use 1-128 letters, digits "
                                    "and _ . : @ - (starting with a letter or digit)")
         return scope

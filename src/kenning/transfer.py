@@ -25,7 +25,6 @@ import base64
 import binascii
 import json
 import math
-import re
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -34,35 +33,16 @@ import numpy as np
 from . import timeutil
 from .documents import check_name as check_document_key
 from .errors import DimensionMismatch, EmbeddingError, InputError, KenningError, StoreError
+from .model import SCOPE_NAME
 from .notes import ORG_DATASET, check_namespace
+from .records import RECORDS, B, F, I, L, O, S, S_, T, T_
 
 if TYPE_CHECKING:
     from .store.base import Store
 
 HEADER_KIND = "kenning-export"
 VERSION = 1
-NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,127}$")  # Memory's rule for project, environment, dataset
 
-S, S_, I, F, B, T, T_, L, O = "str", "str?", "int", "float", "bool", "time", "time?", "list", "object"
-# kind -> (the column that places the row in its project, {stored field: type}), in export order.
-RECORDS: dict[str, tuple[str, dict[str, str]]] = {
-    "fact": ("dataset", {
-        "fact_id": S, "subject": S, "predicate": S, "object": S, "object_is_entity": B, "entity_id": S_,
-        "entity_type": S_, "text": S, "kind": S, "confidence": F, "source_quote": S, "valid_at": T,
-        "valid_until": T_, "invalid_at": T_, "superseded_by": S_, "episode_id": S_, "created_at": T,
-        "embed_text": S}),
-    "entity": ("dataset", {"entity_id": S, "name": S, "type": S, "aliases": L, "created_at": T}),
-    "episode": ("dataset", {"episode_id": S, "role": S, "chat": S_, "content": S, "context": S, "embed_text": S_,
-                            "at": T, "created_at": T}),
-    "ingest": ("dataset", {"client_ref": S, "receipt": O, "created_at": T}),
-    "note": ("dataset", {"note_id": S, "namespace": S, "text": S, "created_at": T, "forgotten_at": T_,
-                         "superseded_by": S_}),
-    "core_file_version": ("dataset", {"namespace": S, "path": S, "version": I, "content": S_, "op": S, "at": T}),
-    "core_file": ("dataset", {"namespace": S, "path": S, "content": S, "version": I, "created_at": T,
-                              "updated_at": T}),
-    "document": ("scope_key", {"path": S, "text": S, "version": I, "expires_at": T_, "created_at": T,
-                               "updated_at": T}),
-}
 KINDS = tuple(RECORDS)
 RENAMED = {"kind": "fact_kind"}  # stored name -> record name, where a stored name is one a record uses itself
 VECTOR_KINDS = ("fact", "entity", "episode", "note")  # the rows that have an embedding
@@ -83,7 +63,7 @@ def check_scope(project: str, environment: str, dataset: str | None) -> None:
     for field, value in (("project", project), ("environment", environment), ("dataset", dataset)):
         if field == "dataset" and value in (None, ORG_DATASET):
             continue
-        if not isinstance(value, str) or not NAME.match(value):
+        if not isinstance(value, str) or not SCOPE_NAME.match(value):
             raise InputError(f"{field} {value!r} is not a valid name: use 1-128 letters, digits and _ . : @ - "
                              "(starting with a letter or digit)")
 

@@ -43,7 +43,7 @@ import numpy as np
 from .. import timeutil
 from ..errors import ConfigError, DimensionMismatch, DuplicateFact, InputError, MigrationError, StoreError
 from ..model import DatasetSummary, Entity, Episode, Fact, Job, Scope
-from ..transfer import RECORDS
+from ..records import RECORDS
 from .base import FactQuery
 from .rows import (ENTITY_COLUMNS, EXPORT_TABLES, FACT_COLUMNS, JOB_COLUMNS, VECTOR_TABLES, entity_of, fact_of,
                    load_time)
