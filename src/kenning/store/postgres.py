@@ -41,7 +41,7 @@ from urllib.parse import urlsplit, urlunsplit
 import numpy as np
 
 from .. import timeutil
-from ..errors import ConfigError, DimensionMismatch, DuplicateFact, InputError, MigrationError, StoreError
+from ..errors import ConfigError, DuplicateFact, InputError, MigrationError, StoreError
 from ..model import DatasetSummary, Entity, Episode, Fact, Job, Scope
 from ..records import RECORDS
 from .base import FactQuery
@@ -410,27 +410,15 @@ class PostgresStore(SQLStore):
 
     # -- metadata ----------------------------------------------------------------
     def embedding_dim(self) -> int | None:
-        if self._dim is None:
-            rows = self._q("SELECT value FROM meta WHERE key = 'embedding_dim'")
-            self._dim = int(rows[0]["value"]) if rows else None
+        if self._dim is None:   # fixed once recorded: read it once per store
+            self._dim = super().embedding_dim()
         return self._dim
 
     def check_embedding_model(self, name: str, dim: int) -> None:
-        with self.transaction():
-            rows = self._q("SELECT value FROM meta WHERE key = 'embedding_dim'")
-            stored = int(rows[0]["value"]) if rows else None
-            if stored is None:
-                if not isinstance(dim, int) or not 0 < dim <= 16000:
-                    raise DimensionMismatch(f"an embedding dimension must be 1-16000, not {dim!r}")
-                self._x("INSERT INTO meta VALUES ('embedding_dim', %s), ('embedding_model', %s)", (str(dim), name))
-                self._type_vectors(dim)
-            elif stored != dim:
-                raise DimensionMismatch(
-                    f"{self.path} holds {stored}-dimensional vectors from {self.embedding_model() or '?'}, "
-                    f"but the embedder {name} makes {dim}; use that embedder or a new database")
+        super().check_embedding_model(name, dim)
         self._dim = None  # read again after the commit
 
-    def _type_vectors(self, dim: int) -> None:
+    def _vectors_sized(self, dim: int) -> None:
         """Fix the vector columns' dimension (a CHECK) and build the cross-dataset HNSW index."""
         for table in ("facts", "entities", "episodes", "notes"):
             self._x(f"ALTER TABLE {table} ADD CONSTRAINT {table}_embedding_dim "
@@ -669,21 +657,6 @@ class PostgresStore(SQLStore):
         return [(r["id"], float(r["score"])) for r in rows]
 
     # -- the job queue ----------------------------------------------------------------------
-    def enqueue(self, job: Job) -> tuple[Job, bool]:
-        """Store a job; with a client_ref already queued in its dataset, return that job and False."""
-        with self.transaction(job.scope):
-            if job.client_ref is not None:
-                rows = self._q(f"SELECT {JOB_COLUMNS} FROM jobs WHERE {TENANT} AND client_ref = %(r)s",
-                               _tenant(job.scope, r=job.client_ref))
-                if rows:
-                    return self._job(rows[0]), False
-            payload = {"role": job.role, "content": job.content, "chat": job.chat, "at": timeutil.dump(job.at),
-                       "temporary": job.temporary, "message_id": job.message_id}
-            self._x("INSERT INTO jobs (job_id, project, environment, dataset, client_ref, payload, status,"
-                    " created_at, updated_at) VALUES (%s, %s, %s, %s, %s, %s, 'queued', %s, %s)",
-                    (job.request_id, *job.scope, job.client_ref, Jsonb(payload), job.created_at, job.updated_at))
-        return job, True
-
     def claim(self, worker: str, lease_seconds: float, now: datetime) -> Job | None:
         """The oldest runnable job, leased to ``worker``: queued (or leased to a worker whose lease ran out),
         with no earlier unfinished job of its dataset. Rows another claimer holds are skipped, not waited for."""

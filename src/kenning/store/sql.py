@@ -136,6 +136,26 @@ class SQLStore(Store):
         rows = self._read("SELECT value FROM meta WHERE key = 'embedding_model'")
         return rows[0]["value"] if rows else None
 
+    def embedding_dim(self) -> int | None:
+        rows = self._read("SELECT value FROM meta WHERE key = 'embedding_dim'")
+        return int(rows[0]["value"]) if rows else None
+
+    def check_embedding_model(self, name: str, dim: int) -> None:
+        with self.transaction():
+            stored = SQLStore.embedding_dim(self)   # the committed value, not a backend's cached one
+            if stored is None:
+                if isinstance(dim, bool) or not isinstance(dim, int) or not 0 < dim <= 16000:
+                    raise DimensionMismatch(f"an embedding dimension must be 1-16000, not {dim!r}")
+                self._write("INSERT INTO meta VALUES ('embedding_dim', ?), ('embedding_model', ?)", (str(dim), name))
+                self._vectors_sized(dim)
+            elif stored != dim:
+                raise DimensionMismatch(
+                    f"{self.path} holds {stored}-dimensional vectors from {self.embedding_model() or '?'}, "
+                    f"but the embedder {name} makes {dim}; use that embedder or a new database")
+
+    def _vectors_sized(self, dim: int) -> None:
+        """The first embedder fixed the dimension: a backend that types its vector columns does it now."""
+
     # -- idempotency ---------------------------------------------------------------------------------
     def get_ingest(self, scope: Scope, client_ref: str) -> dict | None:
         rows = self._read(f"SELECT receipt FROM ingests WHERE {SCOPED} AND client_ref = ?", (*scope, client_ref))
@@ -275,6 +295,23 @@ class SQLStore(Store):
         return counts
 
     # -- the job queue ------------------------------------------------------------------------------
+    def enqueue(self, job: Job) -> tuple[Job, bool]:
+        """Store a job; with a client_ref already queued in its dataset, return that job and False."""
+        with self.transaction(job.scope):
+            if job.client_ref is not None:
+                rows = self._read(f"SELECT {JOB_COLUMNS} FROM jobs WHERE {SCOPED} AND client_ref = ?",
+                                  (*job.scope, job.client_ref))
+                if rows:
+                    return self._job(rows[0]), False
+            payload = {"role": job.role, "content": job.content, "chat": job.chat, "at": timeutil.dump(job.at),
+                       "temporary": job.temporary, "message_id": job.message_id}
+            dump = self.dialect.dump_time
+            self._write("INSERT INTO jobs (job_id, project, environment, dataset, client_ref, payload, status,"
+                        " created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, 'queued', ?, ?)",
+                        (job.request_id, *job.scope, job.client_ref, self.dialect.dump_json(payload),
+                         dump(job.created_at), dump(job.updated_at)))
+        return job, True
+
     def finish(self, request_id: str, worker: str, result: dict | None, error: str | None = None) -> None:
         """Mark a job done (or failed); refuses unless ``worker`` still holds its lease, so work a
         reclaimed job did twice commits once. Call inside the transaction that applied its effects."""

@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import timeutil
-from ..errors import ConfigError, DimensionMismatch, DuplicateFact, InputError, MigrationError, StoreError
+from ..errors import ConfigError, DuplicateFact, InputError, MigrationError, StoreError
 from ..model import DatasetSummary, Entity, Episode, Fact, Job, Scope
 from ..records import RECORDS
 from .base import FactQuery
@@ -387,21 +387,6 @@ class SQLiteStore(SQLStore):
         return self._migrated_now
 
     # -- metadata ----------------------------------------------------------------
-    def embedding_dim(self) -> int | None:
-        row = self._q("SELECT value FROM meta WHERE key = 'embedding_dim'")
-        return int(row[0][0]) if row else None
-
-    def check_embedding_model(self, name: str, dim: int) -> None:
-        with self.transaction():
-            stored = self.embedding_dim()
-            if stored is None:
-                self._q("INSERT INTO meta VALUES ('embedding_dim', ?), ('embedding_model', ?)", (str(dim), name))
-            elif stored != dim:
-                model = self._q("SELECT value FROM meta WHERE key = 'embedding_model'")
-                raise DimensionMismatch(
-                    f"{self.path} holds {stored}-dimensional vectors from {model[0][0] if model else '?'}, "
-                    f"but the embedder {name} makes {dim}; use that embedder or a new database")
-
     # -- episodes -------------------------------------------------------------------
     def insert_episode(self, scope: Scope, episode: Episode, vector: np.ndarray | None = None, *,
                        context: str = "", embed_text: str | None = None) -> None:
@@ -692,23 +677,6 @@ class SQLiteStore(SQLStore):
         self._writes[scope] = self._writes.get(scope, 0) + 1
 
     # -- the job queue ----------------------------------------------------------------------
-    def enqueue(self, job: Job) -> tuple[Job, bool]:
-        """Store a job; with a client_ref already queued, return that job and False."""
-        with self.transaction(job.scope):
-            if job.client_ref is not None:
-                rows = self._q("SELECT * FROM jobs WHERE project=? AND environment=? AND dataset=? AND client_ref=?",
-                               (*job.scope, job.client_ref))
-                if rows:
-                    return self._job(rows[0]), False
-            payload = json.dumps({"role": job.role, "content": job.content, "chat": job.chat,
-                                  "at": timeutil.dump(job.at), "temporary": job.temporary,
-                                  "message_id": job.message_id})
-            self._q("INSERT INTO jobs (job_id, project, environment, dataset, client_ref, payload, status,"
-                    " created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, 'queued', ?, ?)",
-                    (job.request_id, *job.scope, job.client_ref, payload, timeutil.dump(job.created_at),
-                     timeutil.dump(job.updated_at)))
-        return job, True
-
     def claim(self, worker: str, lease_seconds: float, now: datetime) -> Job | None:
         """The oldest runnable job, leased to ``worker``: queued (or leased to a worker whose lease
         ran out), with no earlier unfinished job of its dataset, so one dataset runs in order."""
