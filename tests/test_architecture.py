@@ -96,29 +96,26 @@ def _imports(path: Path, package: str) -> set[str]:
     return out
 
 
+def _module(path: Path, root: Path) -> str:
+    rel = path.relative_to(root.parent).with_suffix("")
+    return ".".join(rel.parts if rel.name != "__init__" else rel.parts[:-1])
+
+
 def layer_breaches(root: Path = SRC) -> list[str]:
     found = []
+    modules = {_module(path, root) for path in root.rglob("*.py")}
     for path in sorted(root.rglob("*.py")):
-        rel = path.relative_to(root.parent).with_suffix("")
-        module = ".".join(rel.parts if rel.name != "__init__" else rel.parts[:-1])
-        package = module if rel.name == "__init__" else module.rpartition(".")[0]
+        module = _module(path, root)
+        package = module if path.name == "__init__.py" else module.rpartition(".")[0]
         for layer, allowed in LAYERS.items():
             if module != layer and not module.startswith(layer + "."):
                 continue
             for name in sorted(_imports(path, package)):
                 known = any(name == a or name.startswith(a + ".") for a in allowed)
-                inside = any(name == a for a in _modules(root))
+                inside = name in modules
                 if inside and not known and name != "kenning":   # "from .. import x" names x as well
                     found.append(f"{module} imports {name}")
     return found
-
-
-def _modules(root: Path) -> set[str]:
-    names = set()
-    for path in root.rglob("*.py"):
-        rel = path.relative_to(root.parent).with_suffix("")
-        names.add(".".join(rel.parts if rel.name != "__init__" else rel.parts[:-1]))
-    return names
 
 
 def test_each_layer_imports_only_what_it_may():

@@ -8,19 +8,17 @@ stays in test_sqlite.py and test_postgres.py.
 from __future__ import annotations
 
 import uuid
-from datetime import datetime, timedelta, timezone
+from datetime import timedelta
 
 import numpy as np
 import pytest
 
 from kenning.errors import DimensionMismatch, DocumentConflict, DuplicateFact, LeaseLost, NonFiniteVector
-from kenning.model import CoreFile, Entity, Episode, Fact, Job, Note, Scope
+from kenning.model import CoreFile, Entity, Episode, Job, Note, Scope
 from kenning.store.base import FactQuery, Store
+from facts_kit import DIM, NOW, SAM, ids, make_fact, put, unit
 
-DIM = 8
-SAM = Scope("default", "default", "sam")
 ALEX = Scope("default", "default", "alex")
-NOW = datetime.now(timezone.utc)
 
 
 @pytest.fixture
@@ -38,28 +36,6 @@ def store(backend, request) -> Store:
     s.close()
 
 
-def unit(seed: int, dim: int = DIM) -> np.ndarray:
-    v = np.random.default_rng(seed).standard_normal(dim)
-    return v / np.linalg.norm(v)
-
-
-def make_fact(predicate="lives in", obj="berlin", *, valid_at=None, valid_until=None, invalid_at=None,
-              text=None, fact_id=None) -> Fact:
-    return Fact(fact_id=fact_id or f"f_{uuid.uuid4().hex}", predicate=predicate, object=obj,
-                object_is_entity=True, entity_type="PLACE", text=text or f"user {predicate} {obj}",
-                valid_at=valid_at or NOW - timedelta(days=30), valid_until=valid_until, invalid_at=invalid_at,
-                created_at=NOW)
-
-
-def put(store, fact, scope=SAM, vector=None, embed_text=None):
-    store.insert_fact(scope, fact, embed_text or f"{fact.text}. About: {fact.object}.", vector)
-    return fact.fact_id
-
-
-def ids(store, scope=SAM, **query):
-    facts, total = store.list_facts(scope, FactQuery(**query))
-    assert total == len(facts) or query.get("limit")
-    return {f.fact_id for f in facts}
 
 
 def live_vector_ids(store, scope=SAM) -> list[str]:
