@@ -119,12 +119,15 @@ def test_a_real_round_trip_returns_the_contract_types(mem):
     assert mem.embed_pending() == 0
 
 
-def test_importing_the_sdk_starts_no_threads():
-    """The HTTP client and the result types load without the ranking engine's thread pool running."""
+def test_importing_the_sdk_starts_no_threads_and_loads_no_engine():
+    """The HTTP client and the result types load without the stores, the ranking engine, the models
+    or any thread; ``kenning.Memory`` still resolves (on first use)."""
     import subprocess
     import sys
 
-    code = ("import threading, kenning, kenning.client; from kenning.model import RecallResult; "
-            "print(threading.active_count())")
+    code = ("import sys, threading, kenning, kenning.client; from kenning.model import RecallResult; "
+            "heavy = [m for m in ('kenning.recall', 'kenning.store.sqlite', 'kenning.memory', 'spacy', "
+            "'onnxruntime') if m in sys.modules]; "
+            "print(threading.active_count(), heavy, kenning.Memory.__name__)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "1"
+    assert out.stdout.strip() == "1 [] Memory"

@@ -1,4 +1,10 @@
-"""kenning: long-term memory for AI assistants."""
+"""kenning: long-term memory for AI assistants.
+
+``Memory`` loads on first use, so ``import kenning.client`` (the HTTP SDK) brings in the result types
+and errors, not the stores, the ranking engine or the models.
+"""
+from typing import TYPE_CHECKING
+
 from .config import Settings
 from .embed.base import Embedder
 from .errors import (Conflict, ConfigError, DocumentConflict, MemoryAmbiguous, MemoryConflict, MemoryNoMatch,
@@ -6,9 +12,11 @@ from .errors import (Conflict, ConfigError, DocumentConflict, MemoryAmbiguous, M
                      InputError, InvalidScope, InvalidTime, KenningError, MigrationError, NonFiniteVector,
                      LeaseLost, NotFound, StoreError, TextTooLarge)
 from .extract.base import Candidate, Extractor
-from .memory import Memory
 from .model import (AddResult, Entity, Episode, Fact, FactPage, Job, MemoryStatus, MessageHit, Note, NoteHit, Receipt,
                     RecallItem, RecallResult, Scope)
+
+if TYPE_CHECKING:
+    from .memory import Memory
 
 __version__ = "0.1.0"
 __all__ = [
@@ -19,3 +27,11 @@ __all__ = [
     "NotFound", "Conflict", "ExtractionError", "ConfigError", "StoreError", "MigrationError", "DuplicateFact", "LeaseLost", "Job", "Receipt", "MemoryStatus",
     "DocumentConflict", "MemoryAmbiguous", "MemoryConflict", "MemoryNoMatch", "MemoryToolError", "PermissionDenied",
 ]
+
+
+def __getattr__(name: str):
+    if name == "Memory":
+        from .memory import Memory
+
+        return Memory
+    raise AttributeError(f"module 'kenning' has no attribute {name!r}")
