@@ -324,14 +324,8 @@ def cmd_import(args) -> int:
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="kenning", description="Long-term memory for AI assistants.")
-    ap.add_argument("--db", default=None, help="store path, sqlite:///…, postgresql://…, or a server URL "
-                                               "http://host:port (default: $KENNING_HOME/kenning.db)")
-    ap.add_argument("--api-key", default=None, help="API key for a server URL (default: $KENNING_API_KEY)")
-    ap.add_argument("--json", action="store_true", help="JSON lines instead of tables, for scripts")
-    sub = ap.add_subparsers(dest="command", required=True)
-
+def _memory_commands(sub) -> None:
+    """demo, add, facts: the first things a user runs."""
     p = sub.add_parser("demo", help="ingest a short conversation and print the facts, history and recall")
     p.add_argument("--dataset", default=None, help="default: a new demo-<time> dataset")
     p.set_defaults(func=cmd_demo)
@@ -354,6 +348,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--entity", default=None)
     p.set_defaults(func=cmd_facts)
 
+
+def _running_commands(sub) -> None:
+    """serve, mcp, keys, migrate, worker: running kenning as a service."""
     p = sub.add_parser("serve", help="run the HTTP API and the queue workers")
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=8420)
@@ -390,6 +387,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--exit-when-idle", action="store_true", help="stop once no job is queued or running")
     p.set_defaults(func=cmd_worker)
 
+
+def _resource_commands(sub) -> None:
+    """add-turn, entities, notes, core: one resource each."""
     p = sub.add_parser("add-turn", help="queue one turn for the workers and return at once")
     p.add_argument("text")
     p.add_argument("--dataset", required=True)
@@ -434,6 +434,9 @@ def build_parser() -> argparse.ArgumentParser:
         c_.add_argument("--namespace", default="user")
         c_.set_defaults(func=cmd_core)
 
+
+def _data_commands(sub) -> None:
+    """bench, recall, export, import."""
     p = sub.add_parser("bench", help="run a benchmark of the source checkout: " + ", ".join(BENCHES))
     p.add_argument("which", choices=sorted(BENCHES))
     p.add_argument("--bench-dir", default=None, help="the bench/ folder (default: ./bench)")
@@ -457,6 +460,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", help="the export's JSON lines, or - for stdin")
     p.add_argument("--embed", action="store_true", help="compute the vectors the export did not carry")
     p.set_defaults(func=cmd_import)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="kenning", description="Long-term memory for AI assistants.")
+    ap.add_argument("--db", default=None, help="store path, sqlite:///…, postgresql://…, or a server URL "
+                                               "http://host:port (default: $KENNING_HOME/kenning.db)")
+    ap.add_argument("--api-key", default=None, help="API key for a server URL (default: $KENNING_API_KEY)")
+    ap.add_argument("--json", action="store_true", help="JSON lines instead of tables, for scripts")
+    sub = ap.add_subparsers(dest="command", required=True)
+    for add in (_memory_commands, _running_commands, _resource_commands, _data_commands):
+        add(sub)
+
     for command in sub.choices.values():  # --json after the command too (SUPPRESS: never undo one before it)
         try:
             command.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
