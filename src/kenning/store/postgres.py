@@ -515,21 +515,6 @@ class PostgresStore(SQLStore):
         if inserted != 1:
             raise DuplicateFact(f"a live fact '{fact.predicate} {fact.object}' already exists")
 
-    def facts_in_slot(self, scope: Scope, predicates: list[str], at: datetime,
-                      limit: int | None = None, superseded: bool = False) -> list[Fact]:
-        if not predicates:
-            return []
-        alive = "(f.invalid_at IS NULL OR (f.superseded_by IS NOT NULL AND f.invalid_at > %(t)s))" if superseded \
-            else "f.invalid_at IS NULL"
-        sql = (f"SELECT {FACT_COLUMNS} FROM facts f WHERE {SCOPE} AND f.predicate = ANY(%(preds)s)"
-               f" AND {alive} AND (f.valid_until IS NULL OR f.valid_until > %(t)s)")
-        params = _tenant(scope, preds=list(predicates), t=at, n=limit)
-        if limit is None:
-            rows = self._q(sql + " ORDER BY f.valid_at, f.seq", params)
-        else:  # the newest first: a recall wants the current values, not all of them
-            rows = self._q(sql + " AND f.valid_at <= %(t)s ORDER BY f.valid_at DESC, f.seq DESC LIMIT %(n)s", params)
-        return [fact_of(r) for r in rows]
-
     def live_fact_ids(self, scope: Scope, at: datetime, limit: int, predicates: list[str] | None = None,
                       entity_ids: list[str] | None = None) -> list[tuple[str, str]]:
         where, params = [SCOPE, LIVE], _tenant(scope, t=at, n=limit)

@@ -257,6 +257,25 @@ class SQLStore(Store):
     def get_facts(self, scope: Scope, fact_ids: list[str]) -> list[Fact]:
         return self._by_ids(f"SELECT {FACT_COLUMNS} FROM facts f", "fact_id", scope, fact_ids, fact_of)
 
+    def facts_in_slot(self, scope: Scope, predicates: list[str], at: datetime,
+                      limit: int | None = None, superseded: bool = False) -> list[Fact]:
+        if not predicates:
+            return []
+        t = self.dialect.dump_time(at)
+        among, wanted = self.dialect.any_of("f.predicate", predicates)
+        alive = "(f.invalid_at IS NULL OR (f.superseded_by IS NOT NULL AND f.invalid_at > ?))" if superseded \
+            else "f.invalid_at IS NULL"
+        sql = (f"SELECT {FACT_COLUMNS} FROM facts f WHERE f.project = ? AND f.environment = ? AND f.dataset = ?"
+               f" AND {among} AND {alive} AND (f.valid_until IS NULL OR f.valid_until > ?)")
+        params = (*scope, *wanted, *((t,) if superseded else ()), t)
+        order = self.dialect.row_order
+        if limit is None:
+            rows = self._read(f"{sql} ORDER BY f.valid_at, f.{order}", params)
+        else:  # the newest first: a recall wants the current values, not all of them
+            rows = self._read(f"{sql} AND f.valid_at <= ? ORDER BY f.valid_at DESC, f.{order} DESC LIMIT ?",
+                              (*params, t, limit))
+        return [fact_of(r) for r in rows]
+
     def update_fact(self, scope: Scope, fact_id: str, *, invalid_at=None, valid_until=None, superseded_by=None) -> None:
         dump = self.dialect.dump_time
         sets, params = self._given([("invalid_at", dump(invalid_at)), ("valid_until", dump(valid_until)),

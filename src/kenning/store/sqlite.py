@@ -548,22 +548,6 @@ class SQLiteStore(SQLStore):
             raise StoreError(f"fact rejected by the database: {exc}") from exc
         self._bump(scope)
 
-    def facts_in_slot(self, scope: Scope, predicates: list[str], at: datetime,
-                      limit: int | None = None, superseded: bool = False) -> list[Fact]:
-        if not predicates:
-            return []
-        marks = ",".join("?" * len(predicates))
-        alive = "(invalid_at IS NULL OR (superseded_by IS NOT NULL AND invalid_at > ?))" if superseded else \
-            "invalid_at IS NULL"
-        sql = (f"SELECT {FACT_COLUMNS} FROM facts f WHERE project=? AND environment=? AND dataset=? AND predicate IN ({marks})"
-               f" AND {alive} AND (valid_until IS NULL OR valid_until > ?)")
-        params: tuple = (*scope, *predicates, *([timeutil.dump(at)] if superseded else []), timeutil.dump(at))
-        if limit is None:
-            rows = self._q(sql + " ORDER BY valid_at", params)
-        else:  # the newest first: a recall wants the current values, not all of them
-            rows = self._q(sql + " AND valid_at <= ? ORDER BY valid_at DESC LIMIT ?", (*params, params[-1], limit))
-        return [fact_of(r) for r in rows]
-
     def live_fact_ids(self, scope: Scope, at: datetime, limit: int, predicates: list[str] | None = None,
                       entity_ids: list[str] | None = None) -> list[tuple[str, str]]:
         if (predicates is not None and not predicates) or (entity_ids is not None and not entity_ids):
