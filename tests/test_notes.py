@@ -334,6 +334,32 @@ def test_default_threshold_is_0_92(mem, local_embedder):
     assert note_texts(mem.notes.save_extracted("sam", [TEA_PARAPHRASE])) == [TEA_PARAPHRASE]
 
 
+@pytest.mark.parametrize("threshold", [0, 0.0, -0.1, 1.0001, 2.0, 9e300, float("nan"), float("inf"), True, "0.9"])
+def test_a_dedupe_threshold_outside_0_to_1_is_refused_and_nothing_is_saved(mem, threshold):
+    """Above 1 once meant "keep every text", which let a caller skip the dedupe on thousands of
+    texts; the threshold is a cosine similarity, so (0, 1] is all it can be."""
+    with pytest.raises(InputError, match="dedupe_threshold"):
+        mem.notes.save_extracted("sam", [TEA], dedupe_threshold=threshold)
+    assert mem.notes.list("sam") == []
+
+
+def test_a_batch_over_the_cap_is_refused_whole(local_embedder, new_memory):
+    with new_memory(settings=Settings(max_notes_per_call=3)) as mem:
+        with pytest.raises(InputError, match="at most 3 texts"):
+            mem.notes.save_extracted("sam", [f"note number {i}" for i in range(4)])
+        assert mem.notes.list("sam") == []
+        assert len(mem.notes.save_extracted("sam", [TEA, LISBON, "A third thing entirely."])) == 3
+
+
+def test_a_large_batch_dedupes_within_itself_and_against_kept_notes(mem):
+    mem.notes.save("sam", LISBON)
+    texts = [LISBON_NEAR, TEA, TEA] + [f"Reminder {i}: water plant {i} on day {i}." for i in range(200)]
+    saved = note_texts(mem.notes.save_extracted("sam", texts, dedupe_threshold=1.0))
+    assert LISBON_NEAR in saved and saved.count(TEA) == 1 and len(saved) == 1 + 1 + 200
+    again = note_texts(mem.notes.save_extracted("sam", [LISBON_NEAR, TEA_PARAPHRASE], dedupe_threshold=0.95))
+    assert again == [TEA_PARAPHRASE]   # LISBON_NEAR is kept now; the paraphrase is under 0.95
+
+
 def test_dedupe_threshold_argument_overrides_the_setting(mem):
     mem.notes.save("sam", TEA)
     assert mem.notes.save_extracted("sam", [TEA_PARAPHRASE], dedupe_threshold=0.9) == []

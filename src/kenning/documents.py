@@ -20,11 +20,11 @@ from .write import check_text
 if TYPE_CHECKING:
     from .services import Services
 
-_KEY = re.compile(r"^[\w.:@/-]{1,256}$")
+_KEY = re.compile(r"[\w.:@/-]{1,256}")   # fullmatch it
 
 
 def check_name(name: str, value: str) -> str:
-    if not isinstance(value, str) or not _KEY.match(value) or ".." in value.split("/"):
+    if not isinstance(value, str) or not _KEY.fullmatch(value) or ".." in value.split("/"):
         raise InputError(f"{name} {value!r} must be 1-256 letters, digits and _ . : @ / - (no '..' parts)")
     return value
 

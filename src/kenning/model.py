@@ -14,7 +14,7 @@ FACT_KINDS = ("attribute", "relation", "preference", "possession", "skill", "rou
 MAX_OBJECT_CHARS = 500
 
 
-SCOPE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,127}$")   # a project, environment or dataset name
+SCOPE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:@-]{0,127}")   # a project, environment or dataset name: fullmatch it ("$" lets "alice\n" through)
 
 
 class Scope(NamedTuple):

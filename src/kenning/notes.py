@@ -6,7 +6,6 @@ kept, embedding the whole batch in one call.
 """
 from __future__ import annotations
 
-import math
 import re
 import uuid
 from typing import TYPE_CHECKING
@@ -22,13 +21,13 @@ from .services import check_query, check_page
 if TYPE_CHECKING:
     from .services import Services
 
-NAMESPACE = re.compile(r"^(?:user|organization|project|(?:agent|chat|project):[\w.@-]{1,128})$")
+NAMESPACE = re.compile(r"(?:user|organization|project|(?:agent|chat|project):[\w.@-]{1,128})")   # fullmatch it
 ORGANIZATION = "organization"
 ORG_DATASET = "_organization"  # where a project's organization memory lives (no user dataset can be named so)
 
 
 def check_namespace(namespace: str) -> str:
-    if not isinstance(namespace, str) or not NAMESPACE.match(namespace):
+    if not isinstance(namespace, str) or not NAMESPACE.fullmatch(namespace):
         raise InputError(f"namespace {namespace!r} is not one of: user, organization, agent:<id>, chat:<id>, "
                          "project:<id>")
     return namespace
@@ -49,11 +48,10 @@ class Notes:
     def save(self, dataset: str, text: str, namespace: str = "user", *, project: str | None = None,
              environment: str | None = None) -> Note:
         """Keep ``text``; saving a text the namespace already holds returns that note."""
-        saved = self.save_extracted(dataset, [text], namespace=namespace, dedupe_threshold=2.0,
-                                    project=project, environment=environment)
+        scope = home_scope(self._s.scope(dataset, project, environment), check_namespace(namespace))
+        saved = self._save(scope, namespace, [self._text(text)], None)
         if saved:
             return saved[0]
-        scope = home_scope(self._s.scope(dataset, project, environment), namespace)
         notes = self._s.store.list_notes(scope, [namespace], False, 100_000, 0)[0]
         return next(n for n in notes if n.text == text)
 
@@ -61,31 +59,49 @@ class Notes:
                        dedupe_threshold: float | None = None, *, project: str | None = None,
                        environment: str | None = None) -> list[Note]:
         """Save the texts that are not within ``dedupe_threshold`` cosine of a kept note (or of
-        each other); returns the notes saved. One embedder call for the whole batch."""
+        each other); returns the notes saved. One embedder call for the whole batch, outside the
+        store transaction; at most ``max_notes_per_call`` texts."""
         scope = home_scope(self._s.scope(dataset, project, environment), check_namespace(namespace))
         if isinstance(texts, str) or not isinstance(texts, (list, tuple)):
             raise InputError("save_extracted takes a list of texts")
+        cap = self._s.settings.max_notes_per_call
+        if len(texts) > cap:
+            raise InputError(f"save_extracted takes at most {cap:,} texts per call, not {len(texts):,}; "
+                             "send them in smaller batches (nothing was saved)")
         texts = [self._text(t) for t in texts]
         threshold = self._s.settings.note_dedupe_threshold if dedupe_threshold is None else dedupe_threshold
-        if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 <= threshold < math.inf:
-            raise InputError(f"dedupe_threshold must be a cosine similarity from 0 to 1 (above 1: keep every "
-                             f"text), not {threshold!r}")
+        if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 < threshold <= 1:
+            raise InputError(f"dedupe_threshold must be a cosine similarity above 0 and at most 1 (1: drop "
+                             f"only identical meanings), not {threshold!r}")
+        return self._save(scope, namespace, texts, float(threshold))
+
+    def _save(self, scope, namespace: str, texts: list[str], threshold: float | None) -> list[Note]:
+        """Embed, dedupe, then write in one short transaction. ``threshold`` None: exact twins only."""
         embedder = self._s.embedder
         # Notes kept without a vector are embedded in the same call, so they count for the dedupe too.
         pending = self._pending(scope, namespace) if embedder else []
         batch = [message_embed_text(t) for t in texts] + [text for _, text in pending]
         vectors = embedder.embed_batch(batch) if embedder and batch else None
+        near = self._stored_near(scope, namespace, vectors[:len(texts)]) if vectors is not None and threshold \
+            else None
+        # The vectors kept so far (the pending notes' fresh ones, then the batch's saved ones) in one
+        # preallocated matrix: each text costs one product, not a stack that grows with the batch.
+        kept, count = None, 0
+        if vectors is not None:
+            kept = np.empty((len(vectors), vectors.shape[1]), dtype=np.float32)
+            count = len(pending)
+            kept[:count] = vectors[len(texts):]
         saved: list[Note] = []
         with self._s.store.transaction(scope):
             for (note_id, text), vec in zip(pending, vectors[len(texts):] if vectors is not None else []):
                 self._s.store.set_vector("note", scope, note_id, text, vec)
-            kept: list = []  # vectors saved by this call
             existing = {n.text for n in self._s.store.list_notes(scope, [namespace], False, 100_000, 0)[0]}
             for i, text in enumerate(texts):
                 vec = vectors[i] if vectors is not None else None
                 if text in existing:
                     continue
-                if vec is not None and self._near(scope, namespace, vec, kept) >= threshold:
+                if near is not None and (near[i] >= threshold or (
+                        count and float(np.max(kept[:count] @ vec)) >= threshold)):
                     continue
                 note = Note(note_id=f"n_{uuid.uuid4().hex}", text=text, namespace=namespace,
                             created_at=timeutil.now())
@@ -93,16 +109,18 @@ class Notes:
                 saved.append(note)
                 existing.add(text)
                 if vec is not None:
-                    kept.append(vec)
+                    kept[count] = vec
+                    count += 1
         return saved
 
-    def _near(self, scope, namespace: str, vec, kept: list) -> float:
-        """Cosine of the closest note already kept in the namespace (stored, or saved by this call)."""
-        best = self._s.store.vector_search(scope, "note", vec, 1, namespaces=[namespace])
-        score = best[0][1] if best else -1.0
-        if kept:
-            score = max(score, float(np.max(np.stack(kept) @ vec)))
-        return score
+    def _stored_near(self, scope, namespace: str, vectors) -> list[float]:
+        """For each vector, the cosine of the closest note the namespace already keeps (read before
+        the write transaction, so a large batch never holds the dataset's writers back)."""
+        out = []
+        for vec in vectors:
+            best = self._s.store.vector_search(scope, "note", vec, 1, namespaces=[namespace])
+            out.append(best[0][1] if best else -1.0)
+        return out
 
     def _pending(self, scope, namespace: str) -> list[tuple[str, str]]:
         waiting = self._s.store.pending("note", 10_000, scope.project, scope.environment, scope.dataset)

@@ -39,7 +39,7 @@ class Services:
         """A checked Scope: every name is 1-128 safe characters, so no scope is ever ambiguous."""
         scope = Scope(*self.tenant(project, environment), dataset)
         for name, value in zip(Scope._fields, scope):
-            if not isinstance(value, str) or not SCOPE_NAME.match(value):
+            if not isinstance(value, str) or not SCOPE_NAME.fullmatch(value):
                 raise InvalidScope(f"{name} {value!r} is not a valid name: use 1-128 letters, digits "
                                    "and _ . : @ - (starting with a letter or digit)")
         return scope

@@ -63,7 +63,7 @@ def check_scope(project: str, environment: str, dataset: str | None) -> None:
     for field, value in (("project", project), ("environment", environment), ("dataset", dataset)):
         if field == "dataset" and value in (None, ORG_DATASET):
             continue
-        if not isinstance(value, str) or not SCOPE_NAME.match(value):
+        if not isinstance(value, str) or not SCOPE_NAME.fullmatch(value):
             raise InputError(f"{field} {value!r} is not a valid name: use 1-128 letters, digits and _ . : @ - "
                              "(starting with a letter or digit)")
 

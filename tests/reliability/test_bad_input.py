@@ -235,8 +235,8 @@ NUMERIC_FIELDS = [  # (method, path, body with NUMBER where the number goes)
 @pytest.mark.parametrize("method,path,body", NUMERIC_FIELDS, ids=[f"{m} {p}:{b[-30:]}" for m, p, b in NUMERIC_FIELDS])
 def test_non_finite_and_huge_numbers_are_refused(live, http, method, path, body, number):
     raw = body.replace("NUMBER", number).encode()
-    if ("budget" in body or "dedupe_threshold" in body) and number.startswith("9"):
-        # a huge budget ("no cut") or dedupe threshold ("keep every text") is a valid one: served, no crash
+    if "budget" in body and number.startswith("9"):
+        # a huge budget ("no cut") is a valid one: served, no crash
         assert http.request(method, path, content=raw, headers=JSON).status_code == 200
         return
     refused(live, lambda: http.request(method, path, content=raw, headers=JSON))
@@ -426,3 +426,27 @@ def test_an_import_with_unusable_vectors_stores_nothing(live, http, hash_embedde
 
 def test_an_embedder_error_is_an_embedding_error_class():
     assert issubclass(NonFiniteVector, EmbeddingError) and issubclass(DimensionMismatch, EmbeddingError)
+
+
+@pytest.mark.parametrize("name", ["alice\n", "alice\r\n", "\nalice"])
+def test_a_name_with_a_trailing_or_leading_newline_is_refused_everywhere(name):
+    """Names were checked with ``^…$``, and ``$`` also matches before a final newline: "alice\\n" was a
+    valid dataset and "organization\\n" a namespace a member could write to."""
+    from kenning import InputError, InvalidScope, Memory
+
+    with Memory(":memory:", embedder=None) as mem:
+        with pytest.raises(InvalidScope):
+            mem.add("I live in Rome.", dataset=name)
+        with pytest.raises(InvalidScope):
+            mem.list_facts("sam", project=name)
+        with pytest.raises(InputError):
+            mem.notes.save("sam", "a note", namespace="organization\n")
+        with pytest.raises(InputError):
+            mem.documents.write("team\n", "a.md", "text")
+        with pytest.raises(InputError):
+            mem.import_(['{"kind": "kenning-export", "version": 1}',
+                         json.dumps({"kind": "note", "project": "default", "environment": "default",
+                                     "dataset": name, "note_id": "n1", "namespace": "user", "text": "x",
+                                     "created_at": "2026-01-01T00:00:00.000000Z", "forgotten_at": None,
+                                     "superseded_by": None})])
+        assert mem.datasets().total == 0
