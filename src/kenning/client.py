@@ -38,8 +38,15 @@ class Call:
     json: Any = None
     parse: Callable[[Any], Any] = lambda data: data
     environment: str | None = None
-    content: str | None = None   # a raw body (JSON lines) instead of ``json``
+    content: str | None = None   # a raw body (JSON lines) instead of ``json``, sent as application/x-ndjson
 
+
+
+def _call_headers(call: Call) -> dict[str, str]:
+    headers = {"X-Kenning-Environment": call.environment} if call.environment else {}
+    if call.content is not None:
+        headers["Content-Type"] = "application/x-ndjson"
+    return headers
 
 
 def _q(value: str) -> str:
@@ -422,7 +429,7 @@ class RemoteMemory:
         self.documents = _Part(DocumentRequests(), self._send, False)
 
     def _send(self, call: Call):
-        headers = {"X-Kenning-Environment": call.environment} if call.environment else None
+        headers = _call_headers(call)
         try:
             response = self._http.request(call.method, call.path, params=call.params or None, json=call.json,
                                           content=call.content, headers=headers)
@@ -472,7 +479,7 @@ class AsyncMemory:
         self.documents = _Part(DocumentRequests(), self._send, True)
 
     async def _send(self, call: Call):
-        headers = {"X-Kenning-Environment": call.environment} if call.environment else None
+        headers = _call_headers(call)
         try:
             response = await self._http.request(call.method, call.path, params=call.params or None, json=call.json,
                                                 content=call.content, headers=headers)

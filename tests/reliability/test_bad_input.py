@@ -24,6 +24,8 @@ LIMIT = 100_000
 DATASET = "sam"
 JSON = {"content-type": "application/json"}
 
+NDJSON = {"Content-Type": "application/x-ndjson"}
+
 
 def counts(mem: Memory) -> dict[str, int]:
     """Rows in every table of the (SQLite) store: what "nothing stored" is checked against."""
@@ -168,13 +170,14 @@ def test_a_body_in_another_media_type_is_refused(live, http):
 
 
 def test_an_import_that_is_not_utf8_or_escapes_half_a_surrogate_is_refused(live, http):
-    refused(live, lambda: http.post("/v1/import", content=b'{"kind": "kenning-export", "version": 1}\n\xff\n'), 422)
+    raw = b'{"kind": "kenning-export", "version": 1}\n\xff\n'
+    refused(live, lambda: http.post("/v1/import", content=raw, headers=NDJSON), 422)
     header = {"kind": "kenning-export", "version": 1, "embedding_model": None, "dim": None, "vectors": False}
     note = {"kind": "note", "project": "default", "environment": "default", "dataset": DATASET, "note_id": "n_x",
             "namespace": "user", "text": "PLACEHOLDER", "created_at": "2026-01-01T00:00:00.000000Z",
             "forgotten_at": None, "superseded_by": None}
     raw = (json.dumps(header) + "\n" + json.dumps(note)).replace("PLACEHOLDER", "\\ud800").encode()
-    refused(live, lambda: http.post("/v1/import", content=raw), 422, "INVALID_INPUT")
+    refused(live, lambda: http.post("/v1/import", content=raw, headers=NDJSON), 422, "INVALID_INPUT")
 
 
 # -- pages -------------------------------------------------------------------------------------
@@ -418,10 +421,10 @@ def test_an_import_with_unusable_vectors_stores_nothing(live, http, hash_embedde
         "header dim": lambda: _tamper(lines, f4([0.25] * 8), dim=8),
         "header model": lambda: _tamper(lines, None, embedding_model="another-model"),
     }[case]()
-    error = refused(live, lambda: http.post("/v1/import", content=body), 422)
+    error = refused(live, lambda: http.post("/v1/import", content=body, headers=NDJSON), 422)
     assert error["code"] in ("INVALID_INPUT", "DIMENSION_MISMATCH", "EMBEDDING_ERROR"), error
     assert http.get(f"/v1/datasets/{donor}/facts").json()["facts"] == []
-    assert http.post("/v1/import", content=_tamper(lines)).status_code == 200  # untampered, it imports
+    assert http.post("/v1/import", content=_tamper(lines), headers=NDJSON).status_code == 200  # untampered, it imports
 
 
 def test_an_embedder_error_is_an_embedding_error_class():

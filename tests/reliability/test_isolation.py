@@ -55,6 +55,8 @@ CORE_NAMESPACES = ["user", "project:z"]
 ORG = "_organization"
 Q = "lighthouse where do I live work like"        # words every victim row shares, no canary
 
+NDJSON = {"Content-Type": "application/x-ndjson"}
+
 
 # -- tenants and their ids ------------------------------------------------------------------------------
 
@@ -638,7 +640,7 @@ def send(client, world: World, who: Who, key: str, route: Route, req: Req, src: 
     if isinstance(body, dict):
         body = {**smuggled, **({"dataset": "victim"} if "{dataset}" in template else {}), **body}
     r = client.request(req.method, req.url, params=params, json=body if req.content is None else None,
-                       content=req.content)
+                       content=req.content, headers=None if req.content is None else NDJSON)
     # What the callers have sent so far is theirs to know (an id reused in their own dataset is now also
     # a row of theirs); a victim's canary words are never sent except in imports that land where they were.
     sent = tally.sent
@@ -799,10 +801,10 @@ def test_an_import_that_names_another_tenant_imports_nothing(world_server):
     bodies = ["\n".join([src.export[0].strip(), own, line.strip()]) for line in src.export[1:]]
     with live.client(KEYS["other"]) as c:
         for body in bodies:
-            r = c.post("/v1/import", content=body)
+            r = c.post("/v1/import", content=body, headers=NDJSON)
             assert r.status_code == 403 and r.json()["error"]["code"] == "PERMISSION_DENIED", r.text
     with live.client(KEYS["service"]) as c:
-        r = c.post("/v1/import", content="".join(src.export), headers={"X-Kenning-Environment": "prod"})
+        r = c.post("/v1/import", content="".join(src.export), headers={"X-Kenning-Environment": "prod", **NDJSON})
         assert r.status_code == 403, r.text                       # acme's key, but another environment
     assert mem.notes.list("oscar", project="other") == []
     assert snapshot(mem, world) == before
@@ -837,10 +839,10 @@ def test_imported_rows_never_rewrite_or_move_existing_ones(world_server):
     moved = [header, *(altered(r, dataset="sam") for r in rows)]
     mem.import_(moved)
     with live.client(KEYS["service"]) as c:
-        r = c.post("/v1/import", content="\n".join(in_place))
+        r = c.post("/v1/import", content="\n".join(in_place), headers=NDJSON)
         assert r.status_code == 200 and r.json()["skipped"] == len(rows), r.text
-        assert c.post("/v1/import", content="\n".join([header, *(altered(r, dataset="sam2") for r in rows)])
-                      ).status_code == 200
+        assert c.post("/v1/import", content="\n".join([header, *(altered(r, dataset="sam2") for r in rows)]),
+                      headers=NDJSON).status_code == 200
     assert snapshot(mem, world) == before
     # the moved rows that could move are the dataset's own copies now; ids unique store-wide stayed put
     assert mem.list_facts("sam", include_invalidated=True, project="acme").total == 0

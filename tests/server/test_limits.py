@@ -31,6 +31,6 @@ def test_oversize_bodies_are_refused_early_and_nothing_is_stored():
         lines = "".join(source.export("alex"))
         source.close()
         assert len(lines) > 50_000
-        r = c.post("/v1/import", content=lines)              # imports stream: the limit does not apply
+        r = c.post("/v1/import", content=lines, headers={"Content-Type": "application/x-ndjson"})   # streams: no limit
         assert r.status_code == 200, r.text
         assert len(live.memory.notes.list("alex", limit=100, offset=200)) == 100

@@ -27,6 +27,7 @@ from .auth import Auth
 from .bodies import ErrorBody
 from .dashboard import create_dashboard, is_page
 from .errors import body, status_of
+from .guard import Guard
 from .limits import BodyLimit
 from .routes import routers
 
@@ -102,6 +103,7 @@ def create_app(memory: Memory, auth: Auth) -> FastAPI:
     for resource in routers(api):
         app.include_router(resource)
     app.add_middleware(BodyLimit, max_bytes=memory.settings.max_body_bytes)
+    app.add_middleware(Guard, auth=auth)   # outermost: refusals and security headers before anything
     app.mount("/static", static, name="static")
     app.include_router(router)
     return app

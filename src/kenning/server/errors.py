@@ -9,12 +9,18 @@ class Unauthorized(KenningError):
     code = "UNAUTHORIZED"
 
 
+class UnsupportedMediaType(InputError):
+    """A body of a type the route does not take (the HTTP layer's own refusal)."""
+    code = "UNSUPPORTED_MEDIA_TYPE"
+
+
 STATUS = [  # most specific first
     (Unauthorized, 401),
     (PermissionDenied, 403),
     (NotFound, 404),
     (Conflict, 409),
     (TextTooLarge, 413),
+    (UnsupportedMediaType, 415),
     (MemoryNoMatch, 422),
     (MemoryAmbiguous, 422),
     (InputError, 422),

@@ -10,6 +10,9 @@ from ...errors import InputError, PermissionDenied
 from ..access import Api
 from ..auth import Principal
 from ..bodies import Count
+from ..errors import UnsupportedMediaType
+
+IMPORT_TYPES = ("application/x-ndjson", "application/jsonl", "application/json")
 
 
 def routes(api: Api) -> APIRouter:
@@ -26,6 +29,10 @@ def routes(api: Api) -> APIRouter:
 
     @router.post("/v1/import")
     async def import_(request: Request, embed: bool = False, p: Principal = Depends(api.service)) -> dict:
+        kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        if kind not in IMPORT_TYPES:   # a cross-site form or no-cors fetch can only send text/plain & co.
+            raise UnsupportedMediaType(f"an import is JSON lines: send Content-Type: application/x-ndjson, "
+                                       f"not {kind or 'none'!r}; nothing was imported")
         try:
             lines = (await request.body()).decode("utf-8", errors="strict").splitlines()
         except UnicodeDecodeError as exc:

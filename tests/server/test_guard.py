@@ -1,0 +1,71 @@
+"""Attacks from a web page on a server running on loopback (security issue, item 3), each reproduced
+against a real server: DNS rebinding in development mode, a cross-site no-cors import, a cross-site
+write, and framing."""
+from __future__ import annotations
+
+import json
+
+from kenning import Memory
+
+NOTE = {"kind": "note", "project": "default", "environment": "default", "dataset": "victim", "note_id": "n1",
+        "namespace": "user", "text": "planted", "created_at": "2026-01-01T00:00:00.000000Z", "forgotten_at": None,
+        "superseded_by": None}
+EXPORT = json.dumps({"kind": "kenning-export", "version": 1}) + "\n" + json.dumps(NOTE) + "\n"
+
+
+def test_development_mode_refuses_a_foreign_host_name(dev_server):
+    with dev_server.client() as c:
+        r = c.post("/v1/memory/add", json={"text": "I live in Rome.", "dataset": "sam"},
+                   headers={"Host": "evil.example"})
+        assert r.status_code == 421 and r.json()["error"]["code"] == "HOST_NOT_ALLOWED"
+        assert c.get("/v1/health", headers={"Host": "evil.example:8420"}).status_code == 421
+        for host in ("127.0.0.1:8420", "localhost", "LOCALHOST:1", "[::1]:8420"):
+            assert c.get("/v1/health", headers={"Host": host}).status_code == 200, host
+    assert dev_server.memory.list_facts("sam").total == 0
+
+
+def test_a_keyed_server_serves_any_host_name(keyed_server):
+    with keyed_server.client(keyed_server.keys["service"]) as c:
+        assert c.get("/v1/health", headers={"Host": "memory.example.com"}).status_code == 200
+
+
+def test_a_no_cors_import_from_another_site_plants_nothing(dev_server):
+    """What a page can send without CORS: text/plain, and (here) no Origin check to lean on."""
+    with dev_server.client() as c:
+        r = c.post("/v1/import", content=EXPORT, headers={"Content-Type": "text/plain"})
+        assert r.status_code == 415 and r.json()["error"]["code"] == "UNSUPPORTED_MEDIA_TYPE"
+        assert c.post("/v1/import", content=EXPORT).status_code == 415   # no type at all
+        assert dev_server.memory.notes.list("victim") == []
+        ok = c.post("/v1/import", content=EXPORT, headers={"Content-Type": "application/x-ndjson"})
+        assert ok.status_code == 200 and dev_server.memory.notes.list("victim")[0].text == "planted"
+
+
+def test_a_write_from_another_origin_is_refused(dev_server):
+    with dev_server.client() as c:
+        host = c.base_url.netloc.decode()
+        for origin in ("https://evil.example", "null", f"http://{host}.evil.example"):
+            r = c.post("/v1/memory/add", json={"text": "I live in Rome.", "dataset": "sam"},
+                       headers={"Origin": origin})
+            assert r.status_code == 403 and r.json()["error"]["code"] == "CROSS_ORIGIN", origin
+            assert c.delete("/v1/datasets/sam", headers={"Origin": origin}).status_code == 403
+        assert c.get("/v1/datasets", headers={"Origin": "https://evil.example"}).status_code == 200   # reads: CORS
+        same = c.post("/v1/memory/add", json={"text": "I live in Rome.", "dataset": "sam"},
+                      headers={"Origin": f"http://{host}"})
+        assert same.status_code == 200
+    assert [f.object for f in dev_server.memory.list_facts("sam").facts] == ["rome"]
+
+
+def test_no_page_or_answer_may_be_framed(dev_server):
+    with dev_server.client() as c:
+        for path in ("/", "/v1/health", "/v1/datasets", "/no/such/page", "/static/htmx.min.js"):
+            r = c.get(path)
+            assert r.headers["x-frame-options"] == "DENY", path
+            assert r.headers["content-security-policy"] == "frame-ancestors 'none'", path
+            assert r.headers["x-content-type-options"] == "nosniff", path
+        refused = c.post("/v1/memory/add", json={}, headers={"Origin": "https://evil.example"})
+        assert refused.headers["x-frame-options"] == "DENY"
+
+
+def test_the_sdk_imports_through_the_typed_route(dev_server):
+    with Memory(dev_server.url) as remote:
+        assert remote.import_(EXPORT.splitlines(keepends=True))["note"] == 1
