@@ -22,7 +22,9 @@ class LiveServer:
             s.bind(("127.0.0.1", 0))
             self.port = s.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}"
-        config = uvicorn.Config(self.app, host="127.0.0.1", port=self.port, log_level="error")
+        from kenning.server import UVICORN
+
+        config = uvicorn.Config(self.app, host="127.0.0.1", port=self.port, log_level="error", **UVICORN)
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
 

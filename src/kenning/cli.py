@@ -224,7 +224,7 @@ def cmd_serve(args) -> int:
     """The HTTP API and the queue workers on one store."""
     import uvicorn
 
-    from .server import build
+    from .server import UVICORN, build
 
     app, mem, auth = build(args.db, host=args.host)
     where = mem.store.location
@@ -245,7 +245,7 @@ def cmd_serve(args) -> int:
         signal.signal(sig, stopped)
     mem.workers.ensure_started()
     try:
-        uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+        uvicorn.run(app, host=args.host, port=args.port, log_level="warning", **UVICORN)
     finally:
         mem.close()
     return 0

@@ -69,3 +69,8 @@ def test_no_page_or_answer_may_be_framed(dev_server):
 def test_the_sdk_imports_through_the_typed_route(dev_server):
     with Memory(dev_server.url) as remote:
         assert remote.import_(EXPORT.splitlines(keepends=True))["note"] == 1
+
+
+def test_answers_carry_no_server_banner(dev_server):
+    with dev_server.client() as c:
+        assert "server" not in c.get("/v1/health").headers

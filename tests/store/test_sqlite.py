@@ -247,3 +247,17 @@ def test_erasing_a_dataset_empties_its_keyword_rows_only(store):
     for table in ("facts_fts", "episodes_fts", "notes_fts"):
         assert (rows(table, SAM), rows(table, alex)) == (0, 1), table
     assert [hit[0] for hit in store.episode_keyword_search(alex, "cello", 10)] == ["m1"]
+
+
+def test_a_new_home_folder_and_database_are_the_owners_alone(tmp_path):
+    """Other local users could read every fact from a 0644 database in a 0755 folder."""
+    import stat
+
+    path = tmp_path / "home" / "kenning.db"
+    SQLiteStore(path).close()
+    assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    shared = tmp_path / "shared"
+    shared.mkdir(mode=0o755)
+    SQLiteStore(shared / "k.db").close()
+    assert stat.S_IMODE(shared.stat().st_mode) == 0o755   # a folder that was there is left as it is

@@ -11,6 +11,9 @@ from .app import create_app
 from .auth import Auth
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
+# How uvicorn serves kenning (``kenning serve`` and the tests' live server): no ``server`` banner, idle
+# keep-alive connections closed after 5 s, and at most 512 connections at once (more get 503).
+UVICORN = {"server_header": False, "timeout_keep_alive": 5, "limit_concurrency": 512}
 
 
 def server_secret(settings: Settings, environ=None) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import sqlite3
 import threading
@@ -275,9 +276,11 @@ class SQLiteStore(SQLStore):
     def __init__(self, path: str | Path = ":memory:"):
         self.path = str(path)
         if self.path != ":memory:":
-            parent = Path(self.path).expanduser().resolve().parent
-            try:
-                parent.mkdir(parents=True, exist_ok=True)
+            file = Path(self.path).expanduser().resolve()
+            try:   # a folder made here, and a new database, are the owner's alone (0700, 0600)
+                file.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+                if not file.exists():
+                    os.close(os.open(file, os.O_CREAT | os.O_WRONLY, 0o600))
             except OSError as exc:
                 raise ConfigError(f"cannot create the folder for {self.path}: {exc}; "
                                   "pass a writable path or set KENNING_HOME") from exc
