@@ -71,12 +71,20 @@ def shot(driver, name: str) -> None:
 
 
 def wait_for(driver, condition, timeout: float = 10):
-    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
     from selenium.webdriver.support.ui import WebDriverWait
 
-    # htmx swaps the facts in place: an element read mid-swap is stale, so try again.
-    return WebDriverWait(driver, timeout, ignored_exceptions=[StaleElementReferenceException]).until(
-        lambda d: condition(d))
+    def settled(d):
+        # htmx swaps the facts in place, and a form post reloads the page: an element read mid-swap is
+        # stale (Chrome may say so as "Node with given id does not belong to the document"), so try again.
+        try:
+            return condition(d)
+        except WebDriverException as exc:
+            if "does not belong to the document" in str(exc):
+                return False
+            raise
+
+    return WebDriverWait(driver, timeout, ignored_exceptions=[StaleElementReferenceException]).until(settled)
 
 
 def objects(driver) -> set[str]:
