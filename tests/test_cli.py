@@ -83,7 +83,35 @@ def test_keys_create_prints_a_key_once(tmp_path):
     from kenning import Memory
     from kenning.server.auth import hash_key
     with Memory(f"sqlite:///{tmp_path}/k.db", embedder=None) as mem:
-        assert mem.store.find_api_key(hash_key(key)) == ("acme", "service")
+        found = mem.store.find_api_key(hash_key(key))
+        assert (found.project, found.role, found.key_id) == ("acme", "service", hash_key(key)[:16])
+
+
+def test_keys_list_and_revoke(tmp_path):
+    import json
+
+    run(tmp_path, "keys", "create", "--project", "acme", "--name", "ci")
+    run(tmp_path, "keys", "create", "--project", "beta", "--role", "member")
+    listed = [json.loads(line) for line in run(tmp_path, "keys", "list", "--json").stdout.splitlines()]
+    assert [(k["project"], k["role"], k["name"]) for k in listed] == [("acme", "service", "ci"),
+                                                                      ("beta", "member", None)]
+    assert all(len(k["key_id"]) == 16 and k["revoked_at"] is None for k in listed)
+    acme = listed[0]["key_id"]
+    wrong = run(tmp_path, "keys", "revoke", acme, "--project", "beta", check=False)   # not beta's key
+    assert wrong.returncode == 1 and "no live API key" in wrong.stderr
+    assert "revoked" in run(tmp_path, "keys", "revoke", acme).stdout
+    assert run(tmp_path, "keys", "revoke", acme, check=False).returncode == 1            # already revoked
+    live = [json.loads(line) for line in run(tmp_path, "keys", "list", "--json").stdout.splitlines()]
+    assert [k["project"] for k in live] == ["beta"]
+    every = [json.loads(line) for line in run(tmp_path, "keys", "list", "--all", "--json").stdout.splitlines()]
+    assert [k["revoked_at"] is not None for k in every] == [True, False]
+
+
+@pytest.mark.parametrize("project", ["../x y", "acme\n", "", ".lead", "x" * 129])
+def test_keys_create_refuses_a_project_no_request_could_name(tmp_path, project):
+    proc = run(tmp_path, "keys", "create", "--project", project, check=False)
+    assert proc.returncode == 1 and "no project name" in proc.stderr
+    assert run(tmp_path, "keys", "list", "--json").stdout == ""
 
 
 @pytest.mark.parametrize("argv", [["--help"], ["notes", "--help"], ["core", "tool", "--help"]])

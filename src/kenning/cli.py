@@ -268,19 +268,45 @@ def cmd_migrate(args) -> int:
 
 
 def cmd_keys(args) -> int:
+    """create (printed once, only its hash kept), list (ids, never keys) or revoke (ends its tokens and sign-ins)."""
     from .memory import Memory
+    from .model import SCOPE_NAME
     from .server.auth import KEY_ROLES, hash_key, new_key
 
-    if args.role not in KEY_ROLES:
-        print(f"kenning: role must be one of {', '.join(KEY_ROLES)}", file=sys.stderr)
-        return 1
+    if args.keys_command == "create":
+        if args.role not in KEY_ROLES:
+            print(f"kenning: role must be one of {', '.join(KEY_ROLES)}", file=sys.stderr)
+            return 1
+        if not SCOPE_NAME.fullmatch(args.project):
+            print(f"kenning: --project {args.project!r} is no project name: 1-128 letters, digits and _.:@- "
+                  "starting with a letter or digit", file=sys.stderr)
+            return 1
+        if args.name is not None and not 0 < len(args.name) <= 200:
+            print("kenning: --name must be 1-200 characters", file=sys.stderr)
+            return 1
     mem = Memory(args.db, embedder=None)
-    key = new_key(args.project)
-    mem.store.put_api_key(hash_key(key), args.project, args.role, args.name)
-    mem.close()
+    try:
+        if args.keys_command == "list":
+            rows = [{"key_id": k.key_id, "project": k.project, "role": k.role, "name": k.name,
+                     "created_at": k.created_at.isoformat(timespec="seconds"),
+                     "revoked_at": k.revoked_at.isoformat(timespec="seconds") if k.revoked_at else None}
+                    for k in mem.store.list_api_keys(args.project, args.all)]
+            _show(args, rows, ["key_id", "project", "role", "name", "created_at", "revoked_at"], "API keys")
+            return 0
+        if args.keys_command == "revoke":
+            if not mem.store.revoke_api_key(args.key_id, args.project):
+                print(f"kenning: no live API key {args.key_id!r}" + (f" in project {args.project!r}" if args.project
+                      else "") + "; `kenning keys list` shows them", file=sys.stderr)
+                return 1
+            print(f"revoked {args.key_id}: it, and the user tokens and dashboard sign-ins it granted, no longer work")
+            return 0
+        key = new_key(args.project)
+        mem.store.put_api_key(hash_key(key), args.project, args.role, args.name)
+    finally:
+        mem.close()
     print(key)
-    print(f"(a {args.role} key for project {args.project!r}; it is shown once, only its hash is stored)",
-          file=sys.stderr)
+    print(f"(a {args.role} key for project {args.project!r}, id {hash_key(key)[:16]}; it is shown once, only its "
+          "hash is stored)", file=sys.stderr)
     return 0
 
 
@@ -375,6 +401,15 @@ def _running_commands(sub) -> None:
     k.add_argument("--project", required=True)
     k.add_argument("--role", default="service", help="service | admin | member")
     k.add_argument("--name", default=None)
+    k.set_defaults(func=cmd_keys)
+    k = keys.add_parser("list", help="list API keys (their ids, never the keys)")
+    k.add_argument("--project", default=None)
+    k.add_argument("--all", action="store_true", help="include revoked keys")
+    k.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="JSON lines")
+    k.set_defaults(func=cmd_keys)
+    k = keys.add_parser("revoke", help="revoke a key by id: it, its user tokens and its sign-ins stop working")
+    k.add_argument("key_id")
+    k.add_argument("--project", default=None, help="refuse unless the key belongs to this project")
     k.set_defaults(func=cmd_keys)
 
     p = sub.add_parser("migrate", help="bring the store's schema up to date and list its migrations")

@@ -42,7 +42,7 @@ def test_api_keys_are_stored_only_as_hashes(store_url, tmp_path):
     key = _keys_create(store_url, tmp_path)
     digest = hashlib.sha256(key.encode()).hexdigest()
     with Memory(store_url) as mem:
-        assert mem.store.find_api_key(digest) == ("acme", "service")
+        assert (mem.store.find_api_key(digest).project, mem.store.find_api_key(digest).role) == ("acme", "service")
         if store_url.startswith("sqlite"):
             stored = b"".join(p.read_bytes() for p in tmp_path.glob("k.db*"))
         else:
@@ -122,7 +122,7 @@ def test_secret_checks_compare_in_constant_time():
     their SHA-256, so no comparison ever runs on the key itself."""
     assert "compare_digest" in inspect.getsource(auth_mod.Tokens.verify)
     assert "compare_digest" in inspect.getsource(dashboard.Dashboard.form)
-    source = inspect.getsource(auth_mod.Auth.principal)
+    source = inspect.getsource(auth_mod.Auth.credential)
     assert "find_api_key(hash_key(credential))" in source and not re.search(r"credential\s*[!=]=", source)
 
 

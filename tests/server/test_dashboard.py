@@ -29,6 +29,13 @@ def form_token(html: str) -> str:
     return re.search(r'name="form_token" value="([^"]+)"', html).group(1)
 
 
+def sign_in(client: httpx.Client, key: str, next: str | None = None) -> httpx.Response:
+    """Sign in as a browser does: load the form (its nonce cookie and token), then post it."""
+    page = client.get("/login").text
+    token = re.search(r'name="login_token" value="([^"]+)"', page).group(1)
+    return client.post("/login", data={"key": key, "login_token": token, **({"next": next} if next else {})})
+
+
 def fact_ids(html: str) -> dict[str, str]:
     return {obj: fid for fid, obj in re.findall(r'data-fact-id="([^"]+)" data-predicate="[^"]*" data-object="([^"]*)"',
                                                 html)}
@@ -130,8 +137,8 @@ def test_with_keys_the_dashboard_asks_for_one_and_obeys_its_role(keyed_server):
     with httpx.Client(base_url=live.url, timeout=30) as anon:
         r = anon.get("/datasets/sam")
         assert r.status_code == 303 and r.headers["location"].startswith("/login?next=")
-        assert anon.post("/login", data={"key": "kn_wrong"}).status_code == 401
-        r = anon.post("/login", data={"key": live.keys["member"], "next": "/datasets/sam"})
+        assert sign_in(anon, "kn_wrong").status_code == 401
+        r = sign_in(anon, live.keys["member"], "/datasets/sam")
         assert r.status_code == 303 and r.headers["location"] == "/datasets/sam"
         cookie = r.headers["set-cookie"].lower()
         assert "httponly" in cookie and "samesite=strict" in cookie
@@ -140,7 +147,7 @@ def test_with_keys_the_dashboard_asks_for_one_and_obeys_its_role(keyed_server):
         r = anon.post(f"/datasets/sam/facts/{berlin}/delete", data={"form_token": form_token(page)})
         assert r.status_code == 403 and "may only read" in r.text   # a member key reads only
     with httpx.Client(base_url=live.url, timeout=30) as user:
-        user.post("/login", data={"key": user_token})
+        sign_in(user, user_token)
         listed = user.get("/").text
         assert 'data-dataset="sam"' in listed and 'data-dataset="alex"' not in listed
         assert user.get("/datasets/alex").status_code == 403

@@ -479,8 +479,34 @@ def test_datasets_list_with_counts_and_erase_one(store):
     assert ids(store) != set()
 
 
-def test_api_keys_are_found_by_hash(store):
+def test_api_keys_are_found_by_hash_listed_and_revoked_by_id(store):
     assert store.count_api_keys() == 0
-    store.put_api_key("h1", "default", "admin", "ci")
-    assert store.find_api_key("h1") == ("default", "admin")
-    assert store.find_api_key("h2") is None and store.count_api_keys() == 1
+    h1, h2, h3 = ("a" * 64), ("b" * 64), ("c" * 64)
+    store.put_api_key(h1, "default", "admin", "ci")
+    store.put_api_key(h2, "default", "member")
+    store.put_api_key(h3, "other", "service")
+    found = store.find_api_key(h1)
+    assert (found.key_id, found.project, found.role, found.name) == ("a" * 16, "default", "admin", "ci")
+    assert store.find_api_key("d" * 64) is None and store.count_api_keys() == 3
+    assert [k.key_id for k in store.list_api_keys("default")] == ["a" * 16, "b" * 16]
+    assert store.api_key_live("b" * 16)
+    assert not store.revoke_api_key("b" * 16, "other")        # not that project's key
+    assert store.revoke_api_key("b" * 16, "default") and not store.revoke_api_key("b" * 16)
+    assert not store.api_key_live("b" * 16) and store.find_api_key(h2) is None and store.count_api_keys() == 2
+    assert [k.key_id for k in store.list_api_keys()] == ["a" * 16, "c" * 16]
+    revoked = [k for k in store.list_api_keys("default", include_revoked=True) if k.revoked_at is not None]
+    assert [k.key_id for k in revoked] == ["b" * 16]
+
+
+def test_sessions_are_found_until_they_expire_or_are_deleted(store):
+    from datetime import timedelta
+
+    from kenning import timeutil
+
+    principal = {"p": "default", "e": "default", "kind": "member", "d": None, "r": None}
+    store.put_session("s1", principal, "a" * 16, timeutil.now() + timedelta(hours=1))
+    store.put_session("s2", principal, None, timeutil.now() - timedelta(seconds=1))   # already over
+    assert store.find_session("s1") == (principal, "a" * 16)
+    assert store.find_session("s2") is None and store.find_session("s3") is None
+    store.delete_session("s1")
+    assert store.find_session("s1") is None

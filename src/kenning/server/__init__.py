@@ -30,10 +30,10 @@ def server_secret(settings: Settings, environ=None) -> str:
 
 
 def build(db: str | None = None, host: str = "127.0.0.1", memory: Memory | None = None):
-    """(app, memory, auth) for a store; development mode only without keys and on loopback."""
+    """(app, memory, auth) for a store; development mode only on loopback, and only while no key exists."""
     mem = memory or Memory(db)
-    dev = mem.store.count_api_keys() == 0 and host in LOOPBACK
-    auth = Auth(mem.store, server_secret(mem.settings), dev, mem.settings.project, mem.settings.environment)
+    auth = Auth(mem.store, server_secret(mem.settings), host in LOOPBACK, mem.settings.project,
+                mem.settings.environment, session_seconds=mem.settings.session_seconds)
     return create_app(mem, auth), mem, auth
 
 

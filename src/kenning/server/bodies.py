@@ -88,12 +88,23 @@ class DocumentBody(BaseModel):
 class TokenBody(BaseModel):
     dataset: str
     role: str = "member"
-    expires_in: float = Field(3600, gt=0, le=30 * 86400)
+    expires_in: float | None = Field(None, gt=0, description="seconds; the server's default (an hour) when "
+                                     "absent, at most its maximum (a day)")
 
 
 class TokenResult(BaseModel):
     token: str
     expires_at: int
+    key_id: str | None = None   # the key that minted it: revoking that key ends the token
+
+
+class KeyInfo(BaseModel):
+    key_id: str
+    project: str
+    role: str
+    name: str | None
+    created_at: datetime
+    revoked_at: datetime | None
 
 
 class Count(BaseModel):

@@ -335,18 +335,58 @@ class DatasetStore(ABC):
         """Erase every row of one dataset in one transaction; the rows removed, per table."""
 
 
+KEY_ID_CHARS = 16   # a key's id: the first hex digits of its hash (public: it names the key, proves nothing)
+
+
+@dataclass(frozen=True)
+class ApiKey:
+    key_id: str
+    project: str
+    role: str
+    name: str | None
+    created_at: datetime
+    revoked_at: datetime | None = None
+
+
 class KeyStore(ABC):
-    """API keys: only their hashes are stored."""
+    """API keys (only their hashes are stored) and the dashboard's sign-in sessions.
+
+    A key is named by its ``key_id`` (the first :data:`KEY_ID_CHARS` hex digits of its hash), which
+    user tokens and sessions carry, so revoking a key ends everything it granted.
+    """
 
     @abstractmethod
     def put_api_key(self, key_hash: str, project: str, role: str, name: str | None = None) -> None: ...
 
     @abstractmethod
-    def find_api_key(self, key_hash: str) -> tuple[str, str] | None:
-        """(project, role) of a live key with this hash."""
+    def find_api_key(self, key_hash: str) -> ApiKey | None:
+        """The live key with this hash."""
+
+    @abstractmethod
+    def api_key_live(self, key_id: str) -> bool:
+        """Whether the key with this id exists and is not revoked."""
+
+    @abstractmethod
+    def list_api_keys(self, project: str | None = None, include_revoked: bool = False) -> list[ApiKey]:
+        """Keys by creation time, of one project or all."""
+
+    @abstractmethod
+    def revoke_api_key(self, key_id: str, project: str | None = None) -> bool:
+        """Revoke a live key (of ``project``, when given); False when there is none such."""
 
     @abstractmethod
     def count_api_keys(self) -> int: ...
+
+    @abstractmethod
+    def put_session(self, session_hash: str, principal: dict, key_id: str | None, expires_at: datetime) -> None:
+        """Keep a sign-in: the principal it stands for (JSON values), the key that granted it."""
+
+    @abstractmethod
+    def find_session(self, session_hash: str) -> tuple[dict, str | None] | None:
+        """(principal, key id) of an unexpired session."""
+
+    @abstractmethod
+    def delete_session(self, session_hash: str) -> None: ...
 
 
 class TransferStore(ABC):

@@ -200,7 +200,17 @@ def m005_api_keys(conn) -> None:
     """)
 
 
-MIGRATIONS = [m001_initial, m002_notes, m003_jobs, m004_core_files_and_documents, m005_api_keys]
+def m006_sessions(conn) -> None:
+    """The dashboard's sign-ins, kept server-side so signing out (or revoking the key) ends them."""
+    conn.execute("""
+    CREATE TABLE sessions (
+        session_hash text PRIMARY KEY, principal jsonb NOT NULL, key_id text,
+        created_at timestamptz NOT NULL, expires_at timestamptz NOT NULL);
+    CREATE INDEX sessions_expiry ON sessions (expires_at);
+    """)
+
+
+MIGRATIONS = [m001_initial, m002_notes, m003_jobs, m004_core_files_and_documents, m005_api_keys, m006_sessions]
 
 
 def redact(url: str) -> str:

@@ -24,7 +24,7 @@ from .. import timeutil
 from ..embed.base import check_vectors
 from ..errors import DimensionMismatch, DocumentConflict, LeaseLost
 from ..model import AddResult, CoreFile, CoreFileVersion, Document, Entity, Episode, Fact, Job, Note, Scope
-from .base import Store
+from .base import KEY_ID_CHARS, ApiKey, Store
 from .rows import (ENTITY_COLUMNS, EPISODE_COLUMNS, FACT_COLUMNS, JOB_COLUMNS, NOTE_COLUMNS, VECTOR_TABLES, entity_of, episode_of,
                    fact_of, load_json, load_time, note_of)
 
@@ -191,18 +191,55 @@ class SQLStore(Store):
                    result=AddResult.model_validate(result) if result else None,
                    created_at=load(r["created_at"]), updated_at=load(r["updated_at"]))
 
-    # -- API keys (only their hashes are stored) -------------------------------------------------
+    # -- API keys (only their hashes are stored) and sign-in sessions -----------------------------
     def put_api_key(self, key_hash: str, project: str, role: str, name: str | None = None) -> None:
         self._write("INSERT INTO api_keys (key_hash, project, role, name, created_at, revoked_at)"
                     " VALUES (?, ?, ?, ?, ?, NULL)",
                     (key_hash, project, role, name, self.dialect.dump_time(timeutil.now())))
 
-    def find_api_key(self, key_hash: str) -> tuple[str, str] | None:
-        rows = self._read("SELECT project, role FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL", (key_hash,))
-        return (rows[0]["project"], rows[0]["role"]) if rows else None
+    def _key(self, r: Mapping) -> ApiKey:
+        load = self.dialect.load_time
+        return ApiKey(key_id=r["key_hash"][:KEY_ID_CHARS], project=r["project"], role=r["role"], name=r["name"],
+                      created_at=load(r["created_at"]), revoked_at=load(r["revoked_at"]) if r["revoked_at"] else None)
+
+    def find_api_key(self, key_hash: str) -> ApiKey | None:
+        rows = self._read("SELECT * FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL", (key_hash,))
+        return self._key(rows[0]) if rows else None
+
+    def api_key_live(self, key_id: str) -> bool:
+        return bool(self._read(f"SELECT 1 AS one FROM api_keys WHERE substr(key_hash, 1, {KEY_ID_CHARS}) = ?"
+                               " AND revoked_at IS NULL", (key_id,)))
+
+    def list_api_keys(self, project: str | None = None, include_revoked: bool = False) -> list[ApiKey]:
+        where = ["1 = 1"] + ([] if include_revoked else ["revoked_at IS NULL"]) + \
+            ([] if project is None else ["project = ?"])
+        rows = self._read(f"SELECT * FROM api_keys WHERE {' AND '.join(where)} ORDER BY created_at, key_hash",
+                          () if project is None else (project,))
+        return [self._key(r) for r in rows]
+
+    def revoke_api_key(self, key_id: str, project: str | None = None) -> bool:
+        return self._write(f"UPDATE api_keys SET revoked_at = ? WHERE substr(key_hash, 1, {KEY_ID_CHARS}) = ?"
+                           " AND revoked_at IS NULL" + ("" if project is None else " AND project = ?"),
+                           (self.dialect.dump_time(timeutil.now()), key_id,
+                            *(() if project is None else (project,)))) > 0
 
     def count_api_keys(self) -> int:
         return self._read("SELECT count(*) AS n FROM api_keys WHERE revoked_at IS NULL")[0]["n"]
+
+    def put_session(self, session_hash: str, principal: dict, key_id: str | None, expires_at: datetime) -> None:
+        now = self.dialect.dump_time(timeutil.now())
+        self._write("DELETE FROM sessions WHERE expires_at < ?", (now,))   # sign-ins are few; purge as they come
+        self._write("INSERT INTO sessions (session_hash, principal, key_id, created_at, expires_at)"
+                    " VALUES (?, ?, ?, ?, ?)",
+                    (session_hash, self.dialect.dump_json(principal), key_id, now, self.dialect.dump_time(expires_at)))
+
+    def find_session(self, session_hash: str) -> tuple[dict, str | None] | None:
+        rows = self._read("SELECT principal, key_id FROM sessions WHERE session_hash = ? AND expires_at > ?",
+                          (session_hash, self.dialect.dump_time(timeutil.now())))
+        return (self.dialect.load_json(rows[0]["principal"]), rows[0]["key_id"]) if rows else None
+
+    def delete_session(self, session_hash: str) -> None:
+        self._write("DELETE FROM sessions WHERE session_hash = ?", (session_hash,))
 
     # -- messages, notes and entities --------------------------------------------------------------
     def previous_message(self, scope: Scope, chat: str | None, at: datetime) -> Episode | None:

@@ -221,8 +221,18 @@ def m006_scoped_fts_deletes(db: sqlite3.Connection) -> None:
     """)
 
 
+def m007_sessions(db: sqlite3.Connection) -> None:
+    """The dashboard's sign-ins, kept server-side so signing out (or revoking the key) ends them."""
+    _script(db, """
+    CREATE TABLE sessions (
+        session_hash TEXT PRIMARY KEY, principal TEXT NOT NULL, key_id TEXT,
+        created_at TEXT NOT NULL, expires_at TEXT NOT NULL);
+    CREATE INDEX sessions_expiry ON sessions (expires_at);
+    """)
+
+
 MIGRATIONS = [m001_initial, m002_messages_and_notes, m003_jobs, m004_core_files_and_documents, m005_api_keys,
-              m006_scoped_fts_deletes]
+              m006_scoped_fts_deletes, m007_sessions]
 EMBED_PREFIX_CHARS = 2000  # the model reads 256 tokens; never tokenise a 100k-character text whole
 
 

@@ -100,10 +100,13 @@ class Dashboard:
         return request.cookies.get(COOKIE)
 
     def principal(self, request: Request) -> Principal:
+        """From an Authorization header, else the sign-in session, else development mode."""
         header = request.headers.get("authorization")
         cookie = request.cookies.get(COOKIE)
-        given = header or (f"Bearer {cookie}" if cookie else None)
-        return self.auth.principal(given, request.headers.get("x-kenning-environment"))
+        environment = request.headers.get("x-kenning-environment")
+        if header or not cookie:
+            return self.auth.principal(header, environment)
+        return self.auth.session(cookie, environment)
 
     def api(self, request: Request, write: bool = False):
         p = self.principal(request)
