@@ -11,8 +11,11 @@ raises typed errors with stable codes instead.
 """
 from __future__ import annotations
 
+import html
 import math
 import posixpath
+import re
+import unicodedata
 from typing import TYPE_CHECKING
 from urllib.parse import unquote
 
@@ -57,12 +60,27 @@ TEXTS = {
     "bad_params": "Error: Invalid parameters for {command}: {problem}",
     "too_large": "Error: File {path} would hold {size:,} characters; a memory file holds at most {limit:,}",
     "is_dir": "Error: {path} is a directory; give a file path inside it",
+    "deceptive": ("Error: The path {path} holds a character that imitates a dot or slash, or an invisible or "
+                  "direction-changing one; use plain characters"),
     "in_file": "Error: {parent} is a file, so {path} cannot be created inside it",
 }
 
 
 def _say(key: str, **values) -> str:
     return TEXTS[key].format(**values)
+
+
+# Characters that read as a dot or a slash, reverse the text around them or hide: a path holding one
+# could show as another file's name (U+FF0E fullwidth full stop, U+2025 two dot leader, U+202E).
+LOOKALIKES = frozenset("\u2024\u2025\u2026\ufe52\uff0e\u2215\u2044\u29f8\uff0f\u2216\ufe68\uff3c\u3002\uff61")
+
+
+def _deceptive(c: str) -> bool:
+    """A look-alike of '.', '/' or '\\', or an invisible format character (bidi controls, zero widths)."""
+    if c in LOOKALIKES or unicodedata.category(c) in ("Cf", "Cs", "Co", "Zl", "Zp"):
+        return True
+    folded = unicodedata.normalize("NFKC", c)
+    return folded != c and any(x in folded for x in "./\\")
 
 
 def canonical(path: object) -> str:
@@ -78,6 +96,8 @@ def canonical(path: object) -> str:
         raise MemoryToolError(_say("outside", path=path))
     if any(ord(c) < 32 or ord(c) == 127 for c in decoded) or "\\" in decoded:
         raise MemoryToolError(_say("outside", path=path))
+    if any(ord(c) > 127 and _deceptive(c) for c in decoded):
+        raise MemoryToolError(_say("deceptive", path=path))
     if not (decoded == ROOT or decoded.startswith(ROOT + "/")):
         raise MemoryToolError(_say("outside", path=path))
     parts = decoded.split("/")
@@ -389,14 +409,23 @@ class Core:
         for ns in spaces:
             scope, ns = self._where(dataset, ns, project, environment)
             for f in self._s.store.core_list(scope, ns):
-                blocks.append(f'<memory_file namespace="{ns}" path="{f.path}" version="{f.version}">\n'
-                              f"{f.content}\n</memory_file>")
+                blocks.append(f'<memory_file namespace="{ns}" path="{html.escape(f.path)}" version="{f.version}">'
+                              f"\n{_unforgeable(f.content)}\n</memory_file>")
         text = "\n".join(blocks)
         if len(text) <= limit:
             return text
         marker = "\n[… memory cut here: {:,} more characters not shown]"
         kept = max(0, limit - len(marker.format(len(text))))
         return text[:kept] + marker.format(len(text) - kept)
+
+
+_DELIMITER = re.compile(r"<(\s*/?\s*memory_file)", re.IGNORECASE)
+
+
+def _unforgeable(content: str) -> str:
+    """A file's content with every ``<memory_file`` / ``</memory_file`` tag-start escaped, so no file can end
+    its own block or open one that claims another namespace (attributes are escaped in ``render``)."""
+    return _DELIMITER.sub(r"&lt;\1", content)
 
 
 def _occurrences(text: str, old: str) -> list[int]:

@@ -281,16 +281,23 @@ class Memory:
         transfer.check_scope(project, environment, dataset)
         return transfer.export_lines(self.store, project, environment, dataset, include_vectors)
 
-    def import_(self, lines: Iterable[str], *, embed: bool = False) -> dict[str, int]:
+    def import_(self, lines: Iterable[str], *, embed: bool = False, project: str | None = None,
+                environment: str | None = None) -> dict[str, int]:
         """Restore an export into this store, into the projects and datasets it names, in one transaction:
-        a malformed line raises InputError naming it and nothing is written. Rows already here are
+        a malformed line, or one a live write would refuse (oversize text, a core-file path outside
+        /memories), raises InputError naming it and nothing is written. Rows already here are
         skipped (counted under ``skipped``). Rows that came without vectors wait for ``embed_pending()``;
         ``embed=True`` runs it at the end. Returns how many rows of each kind were written.
+        With ``project`` (and ``environment``), records of any other tenant are refused.
         """
         if embed and self.embedder is None:
             raise ConfigError("import_(embed=True) needs an embedder; create Memory(embedder='local') "
                               "or import now and run embed_pending() later")
-        counts, tenants = transfer.import_lines(self.store, lines)
+        s = self.settings
+        tenant = None if project is None and environment is None else \
+            (project or s.project, environment or s.environment)
+        counts, tenants = transfer.import_lines(self.store, lines, transfer.Limits(s.max_text_chars, s.max_note_chars,
+                                                                                   s.max_core_chars), tenant)
         for project, environment in sorted(tenants) if embed else ():
             self.embed_pending(project=project, environment=environment)
         return counts

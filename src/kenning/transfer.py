@@ -15,7 +15,9 @@ lines again. Vectors travel only when asked for (``"vector"``: base64 of float32
 without them imported rows are pending and ``embed_pending()`` computes them.
 
 Import is one transaction: a malformed line raises :class:`~kenning.errors.InputError`
-naming it and nothing is written. A row whose key the store already holds is kept as it
+naming it and nothing is written. Imported rows pass the rules live writes pass (text sizes, the
+canonical ``/memories`` path of a core file, identifier lengths, valid Unicode), so an export cannot
+plant what the API would have refused. A row whose key the store already holds is kept as it
 is and counted as skipped, so importing the same export twice changes nothing. This
 module is I/O free apart from the :class:`~kenning.store.base.Store` calls.
 """
@@ -31,8 +33,9 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 
 from . import timeutil
+from .core_files import ROOT, canonical
 from .documents import check_name as check_document_key
-from .errors import DimensionMismatch, EmbeddingError, InputError, KenningError, StoreError
+from .errors import DimensionMismatch, EmbeddingError, InputError, KenningError, PermissionDenied, StoreError, TextTooLarge
 from .model import SCOPE_NAME
 from .notes import ORG_DATASET, check_namespace
 from .records import RECORDS, B, F, I, L, O, S, S_, T, T_
@@ -46,6 +49,18 @@ VERSION = 1
 KINDS = tuple(RECORDS)
 RENAMED = {"kind": "fact_kind"}  # stored name -> record name, where a stored name is one a record uses itself
 VECTOR_KINDS = ("fact", "entity", "episode", "note")  # the rows that have an embedding
+
+
+MAX_ID_CHARS = 256   # an id, a name, a chat, a client_ref (live writes hold the same bound)
+ID_FIELDS = ("fact_id", "entity_id", "episode_id", "note_id", "client_ref", "chat", "superseded_by", "subject",
+             "predicate", "entity_type", "type", "role", "op", "namespace")
+
+
+class Limits(NamedTuple):
+    """The sizes live writes allow (Settings.max_text_chars, max_note_chars, max_core_chars)."""
+    text: int = 100_000
+    note: int = 100_000
+    core: int = 100_000
 
 
 class Record(NamedTuple):
@@ -97,9 +112,11 @@ def _line(obj: dict) -> str:
 
 # -- import ---------------------------------------------------------------------------------
 
-def import_lines(store: "Store", lines: Iterable[str]) -> tuple[dict[str, int], set[tuple[str, str]]]:
+def import_lines(store: "Store", lines: Iterable[str], limits: Limits = Limits(),
+                 tenant: tuple[str, str] | None = None) -> tuple[dict[str, int], set[tuple[str, str]]]:
     """Write every record in one transaction; (counts per kind and ``skipped``, the (project,
-    environment) pairs written to)."""
+    environment) pairs written to). With ``tenant``, a record of any other (project, environment)
+    is refused (PermissionDenied) and nothing is written."""
     numbered = ((n, line.strip()) for n, line in enumerate(lines, start=1))
     numbered = ((n, line) for n, line in numbered if line)
     counts = dict.fromkeys(KINDS, 0) | {"skipped": 0}
@@ -112,12 +129,15 @@ def import_lines(store: "Store", lines: Iterable[str]) -> tuple[dict[str, int], 
         with store.transaction(None):
             _adopt_vectors(store, header)
             for number, line in numbered:
-                record = read_record(number, line, header)
+                record = read_record(number, line, header, limits)
+                if tenant is not None and (record.project, record.environment) != tenant:
+                    raise PermissionDenied(f"line {number} belongs to another project or environment; nothing "
+                                           "was imported", "ai.admin")
                 wrote = _write(store, number, record)
                 counts[record.kind if wrote else "skipped"] += 1
                 tenants.add((record.project, record.environment))
-    except InputError as exc:
-        raise InputError(f"{exc}; nothing was imported") from exc
+    except InputError as exc:   # the same kind of refusal (too large stays too large), saying nothing was written
+        raise type(exc)(f"{exc}; nothing was imported") from exc
     return counts, tenants
 
 
@@ -172,7 +192,7 @@ def read_header(number: int, line: str) -> dict:
     return {"embedding_model": model, "dim": dim, "vectors": vectors}
 
 
-def read_record(number: int, line: str, header: dict) -> Record:
+def read_record(number: int, line: str, header: dict, limits: Limits = Limits()) -> Record:
     """One record, checked field by field; InputError naming the line otherwise."""
     obj = _parse(number, line)
     kind = obj.get("kind")
@@ -191,9 +211,11 @@ def read_record(number: int, line: str, header: dict) -> Record:
         check_scope(obj["project"], obj["environment"], obj[place] if place == "dataset" else None)
         row = {place: _key(place, obj[place])} | {f: _value(n, fields[f], obj[n]) for n, f in named.items()}
         _check_names(kind, row)
+        _check_like_live_writes(kind, row, limits)
         vector = _vector(obj["vector"], header["dim"]) if carries else None
     except KenningError as exc:
-        raise InputError(f"line {number}: {kind}: {exc}") from None
+        kind_of = type(exc) if isinstance(exc, InputError) else InputError
+        raise kind_of(f"line {number}: {kind}: {exc}") from None
     return Record(kind, obj["project"], obj["environment"], row, vector)
 
 
@@ -208,6 +230,34 @@ def _check_names(kind: str, row: dict) -> None:
         check_namespace(row["namespace"])
     if kind == "document":
         check_document_key("path", row["path"])
+
+
+def _check_like_live_writes(kind: str, row: dict, limits: Limits) -> None:
+    """What the API refuses, import refuses too: oversize text, long identifiers, a core-file path that is
+    not the canonical /memories path a live write stores (``/etc/passwd``, ``/memories/../x``), text that
+    is no Unicode (half a surrogate pair)."""
+    for field, value in row.items():
+        if isinstance(value, str):
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                raise InputError(f"{field} holds half a UTF-16 surrogate pair, which is no text") from None
+            if field in ID_FIELDS and len(value) > MAX_ID_CHARS:
+                raise InputError(f"{field} is {len(value):,} characters; at most {MAX_ID_CHARS}")
+    if kind in ("core_file", "core_file_version"):
+        if canonical(row["path"]) != row["path"] or row["path"] == ROOT:
+            raise InputError(f"path {row['path']!r} is not a canonical file path under {ROOT} (a live write would "
+                             f"store {canonical(row['path'])!r})")
+    sizes = {"fact": ("text", "source_quote", "object"), "episode": ("content",), "document": ("text",),
+             "note": ("text",), "core_file": ("content",), "core_file_version": ("content",), "entity": ("name",)}
+    limit = {"note": limits.note, "core_file": limits.core, "core_file_version": limits.core}.get(kind, limits.text)
+    for field in sizes.get(kind, ()):
+        if isinstance(row[field], str) and len(row[field]) > limit:
+            raise TextTooLarge(f"{field} is {len(row[field]):,} characters; a live write allows {limit:,}")
+    if kind == "fact" and not 0 <= row["confidence"] <= 1:
+        raise InputError(f"confidence must be from 0 to 1, not {row['confidence']!r}")
+    if kind == "entity" and len(row["aliases"]) > 1_000:
+        raise InputError(f"an entity holds at most 1,000 aliases, not {len(row['aliases']):,}")
 
 
 def _value(field: str, type_: str, value):

@@ -74,3 +74,51 @@ def test_the_sdk_imports_through_the_typed_route(dev_server):
 def test_answers_carry_no_server_banner(dev_server):
     with dev_server.client() as c:
         assert "server" not in c.get("/v1/health").headers
+
+
+CORE = {"kind": "core_file", "project": "default", "environment": "default", "dataset": "victim",
+        "namespace": "user", "path": "/memories/notes.md", "content": "hello", "version": 1,
+        "created_at": "2026-01-01T00:00:00.000000Z", "updated_at": "2026-01-01T00:00:00.000000Z"}
+NDJSON = {"Content-Type": "application/x-ndjson"}
+
+
+def _export(*rows: dict) -> str:
+    return "".join(json.dumps(r) + "\n" for r in ({"kind": "kenning-export", "version": 1}, *rows))
+
+
+def test_an_import_cannot_plant_what_a_live_write_refuses(dev_server):
+    """Issue 16, item 5: core files outside /memories and oversize rows came in through /v1/import."""
+    with dev_server.client() as c:
+        for path in ("/etc/passwd", "/memories/../../x", "/memories/\uff0e\uff0e/x"):
+            r = c.post("/v1/import", content=_export({**CORE, "path": path}), headers=NDJSON)
+            assert r.status_code == 422 and "nothing was imported" in r.json()["error"]["message"], path
+        big = c.post("/v1/import", content=_export({**CORE, "content": "x" * 5_000_000}), headers=NDJSON)
+        assert big.status_code == 413 and "a live write allows 100,000" in big.json()["error"]["message"]
+        assert dev_server.memory.core.render("victim") == ""
+        assert c.post("/v1/import", content=_export(CORE), headers=NDJSON).status_code == 200
+        assert "hello" in dev_server.memory.core.render("victim")
+
+
+def test_an_import_streams_up_to_its_byte_cap(tmp_path):
+    from live_server import LiveServer
+
+    from kenning import Settings
+
+    with LiveServer(Memory(":memory:", settings=Settings(max_import_bytes=50_000))) as live, live.client() as c:
+        def chunks(n):
+            yield _export().encode()
+            for i in range(n):
+                yield (json.dumps({**NOTE, "note_id": f"n{i}"}) + "\n").encode()
+
+        over = c.post("/v1/import", content=chunks(400), headers=NDJSON)          # ~95 KB, chunked
+        assert over.status_code == 413 and "over 50,000 bytes" in over.json()["error"]["message"]
+        assert live.memory.notes.list("victim") == []
+        fits = c.post("/v1/import", content=chunks(100), headers=NDJSON)
+        assert fits.status_code == 200 and fits.json()["note"] == 100
+
+
+def test_a_key_imports_into_its_own_project_only(keyed_server):
+    with keyed_server.client(keyed_server.keys["other"]) as c:
+        r = c.post("/v1/import", content=_export({**NOTE, "project": "acme"}), headers=NDJSON)
+        assert r.status_code == 403 and "another project" in r.json()["error"]["message"]
+    assert keyed_server.memory.notes.list("victim", project="acme") == []
