@@ -9,11 +9,13 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
 import time
 
+import httpx
 import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
@@ -178,27 +180,55 @@ def test_list_facts_over_stdio(db, tmp_path):
     assert bad_time.is_error and "as_of" in text(bad_time)
 
 
-def test_streamable_http(db, tmp_path):
+def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    env = {**os.environ, **_env(tmp_path)}
-    with open(tmp_path / "mcp-http.log", "w") as log:
-        proc = subprocess.Popen([sys.executable, *_server_args(db, "--http", "--port", str(port))],
-                                env=env, stdout=log, stderr=subprocess.STDOUT)
-    try:
+        return s.getsockname()[1]
+
+
+class HttpServer:
+    """`kenning mcp --http` in a subprocess, its log kept, until the block ends."""
+
+    def __init__(self, db, tmp_path, *more: str, env: dict | None = None):
+        self.port, self.log = _free_port(), tmp_path / "mcp-http.log"
+        self.url = f"http://127.0.0.1:{self.port}/mcp"
+        self.args = [sys.executable, *_server_args(db, "--http", "--port", str(self.port), *more)]
+        self.env = {**os.environ, **_env(tmp_path), **(env or {})}
+
+    def __enter__(self):
+        with open(self.log, "w") as log:
+            self.proc = subprocess.Popen(self.args, env=self.env, stdout=log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 20
         while True:
-            assert proc.poll() is None, (tmp_path / "mcp-http.log").read_text()
+            assert self.proc.poll() is None, self.log.read_text()
             try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
+                return self
             except OSError:
                 assert time.monotonic() < deadline, "the HTTP server did not start"
                 time.sleep(0.05)
 
+    def __exit__(self, *exc):
+        self.proc.terminate()
+        self.proc.wait(timeout=10)
+
+    def printed_token(self) -> str:
+        return re.search(r"Bearer (mt_\S+)", self.log.read_text()).group(1)
+
+
+def _client(url: str, credential: str | None, **headers):
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared._httpx_utils import create_mcp_http_client
+
+    auth = {"Authorization": f"Bearer {credential}"} if credential else {}
+    return Client(streamable_http_client(url, http_client=create_mcp_http_client(headers={**auth, **headers})),
+                  read_timeout_seconds=30)
+
+
+def test_streamable_http(db, tmp_path):
+    with HttpServer(db, tmp_path) as server:
         async def main():
-            async with Client(f"http://127.0.0.1:{port}/mcp", read_timeout_seconds=30) as client:
+            async with _client(server.url, server.printed_token()) as client:
                 names = {t.name for t in (await client.list_tools()).tools}
                 created = await client.call_tool("memory", {"command": "create", "path": "/memories/a.md",
                                                             "file_text": "over http"})
@@ -208,15 +238,64 @@ def test_streamable_http(db, tmp_path):
                 return names, created, viewed, bad, facts
 
         names, created, viewed, bad, facts = asyncio.run(main())
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
 
     assert names == TOOLS
     assert text(created) == "File created successfully at: /memories/a.md"
     assert text(viewed).endswith("     1\tover http")
     assert bad.is_error and text(bad) == TEXTS["outside"].format(path="/memories/../../etc")
     assert facts.structured_content["total"] == 1
+
+
+INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+              "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                         "clientInfo": {"name": "attacker", "version": "0"}}}
+MCP_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+
+
+def _post(url: str, **headers) -> httpx.Response:
+    return httpx.post(url, json=INITIALIZE, headers={**MCP_HEADERS, **headers}, timeout=30)
+
+
+def test_http_needs_the_printed_token_and_refuses_web_pages(db, tmp_path):
+    """Issue 16, item 8: any local process read and wrote the dataset; a foreign Host and Origin got 200."""
+    with HttpServer(db, tmp_path) as server:
+        token = server.printed_token()
+        bearer = {"Authorization": f"Bearer {token}"}
+        assert _post(server.url).status_code == 401
+        assert _post(server.url, Authorization="Bearer mt_guess").status_code == 401
+        assert _post(server.url, **bearer, Origin="https://evil.example").status_code == 403
+        assert _post(server.url, **bearer, Host="evil.example").status_code in (400, 421)
+        assert _post(server.url, **bearer).status_code == 200
+
+
+def test_http_with_keys_takes_the_projects_keys_and_dataset_tokens(db, tmp_path, monkeypatch):
+    from kenning.server.auth import Tokens, hash_key
+
+    secret = "test-secret-0123456789abcdef"
+    with Memory(str(db), embedder=None) as mem:
+        mem.store.put_api_key(hash_key("kn_default_svc"), "default", "service")
+        mem.store.put_api_key(hash_key("kn_default_ro"), "default", "member")
+        mem.store.put_api_key(hash_key("kn_other_svc"), "other", "service")
+    key_id = hash_key("kn_default_svc")[:16]
+    tokens = Tokens(secret)
+    mine = tokens.mint("default", "default", "sam", "member", 600, key_id)[0]
+    theirs = tokens.mint("default", "default", "someone-else", "member", 600, key_id)[0]
+    with HttpServer(db, tmp_path, env={"KENNING_SECRET": secret}) as server:
+        assert "Bearer mt_" not in server.log.read_text()          # keys exist: no process token
+        assert _post(server.url, Authorization="Bearer kn_default_svc").status_code == 200
+        assert _post(server.url, Authorization=f"Bearer {mine}").status_code == 200
+        assert _post(server.url, Authorization=f"Bearer {theirs}").status_code == 403
+        assert _post(server.url, Authorization="Bearer kn_default_ro").status_code == 403   # reads only
+        assert _post(server.url, Authorization="Bearer kn_other_svc").status_code == 403
+        with Memory(str(db), embedder=None) as mem:
+            assert mem.store.revoke_api_key(key_id)
+        assert _post(server.url, Authorization="Bearer kn_default_svc").status_code == 401
+        assert _post(server.url, Authorization=f"Bearer {mine}").status_code == 401
+
+
+def test_http_beyond_loopback_needs_a_key(db, capsys):
+    assert cli.main(["--db", str(db), "mcp", "--dataset", "sam", "--http", "--host", "0.0.0.0"]) == 1
+    assert "refusing to serve MCP on 0.0.0.0" in capsys.readouterr().err
 
 
 def test_bad_dataset_fails_before_serving(db, capsys):

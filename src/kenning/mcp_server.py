@@ -3,6 +3,11 @@
     kenning mcp --dataset sam                          # stdio (Claude Desktop, Claude Code, …)
     kenning mcp --dataset sam --http --port 8421       # streamable HTTP at http://127.0.0.1:8421/mcp
 
+Over HTTP every request needs ``Authorization: Bearer …``: a service key of the project, or a user
+token for this very dataset (the API's keys and tokens, revocation included). A store without keys
+gets a random bearer token for the life of the process (printed at start, or ``KENNING_MCP_TOKEN``),
+so no other local process can use the endpoint; a non-loopback address is refused without keys.
+
 Tools: ``memory`` (Anthropic's memory tool on the dataset's core files),
 ``recall``, ``remember``, ``forget`` and ``list_facts``.
 
@@ -20,6 +25,7 @@ import json
 import os
 import sys
 from typing import Annotated, Literal
+from urllib.parse import urlsplit
 
 from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
@@ -165,6 +171,76 @@ def build_server(memory: Memory, dataset: str, namespace: str = "user", *, proje
     return server
 
 
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+class BearerGate:
+    """In front of the MCP app: a same-site Origin (no web page may drive the tools), then a bearer
+    credential allowed to write this dataset, checked on every request (a revoked key stops at once)."""
+
+    def __init__(self, app, auth, dataset: str, project: str, environment: str, token: str | None):
+        self.app, self.auth, self.token = app, auth, token
+        self.dataset, self.project, self.environment = dataset, project, environment
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        from starlette.responses import JSONResponse
+
+        headers = {k.lower(): v.decode("latin-1") for k, v in scope.get("headers") or ()}
+        host, origin = headers.get(b"host", ""), headers.get(b"origin")
+        if origin is not None and urlsplit(origin).netloc.lower() != host.lower():
+            refusal = JSONResponse({"error": {"code": "CROSS_ORIGIN", "message": "no web page may call this "
+                                              "MCP endpoint"}}, status_code=403)
+            return await refusal(scope, receive, send)
+        problem = self._refusal(headers.get(b"authorization", ""))
+        if problem is not None:
+            status, code, message = problem
+            refusal = JSONResponse({"error": {"code": code, "message": message}}, status_code=status,
+                                   headers={"WWW-Authenticate": 'Bearer realm="kenning-mcp"'} if status == 401 else None)
+            return await refusal(scope, receive, send)
+        return await self.app(scope, receive, send)
+
+    def _refusal(self, authorization: str) -> tuple[int, str, str] | None:
+        import hmac
+
+        from .server.errors import Unauthorized
+
+        scheme, _, credential = authorization.partition(" ")
+        if scheme.lower() != "bearer" or not credential:
+            return 401, "UNAUTHORIZED", "send Authorization: Bearer <service key, user token or the printed token>"
+        if self.token is not None and hmac.compare_digest(credential.encode(), self.token.encode()):
+            return None
+        try:
+            p = self.auth.credential(credential, self.environment)
+        except Unauthorized as exc:
+            return 401, "UNAUTHORIZED", str(exc)
+        if p.project != self.project or p.environment != self.environment or p.kind == "member" \
+                or (p.kind == "user" and p.dataset != self.dataset):
+            return 403, "PERMISSION_DENIED", (f"this endpoint serves dataset {self.dataset!r} of project "
+                                              f"{self.project!r}; use a service key of that project or a user "
+                                              "token for that dataset")
+        return None
+
+
+def http_app(memory: Memory, server: MCPServer, dataset: str, host: str, token: str | None):
+    """The streamable-HTTP app behind :class:`BearerGate` (with the SDK's own Host checks on loopback)."""
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    from .server import server_secret
+    from .server.auth import Auth
+
+    s = memory.settings
+    security = TransportSecuritySettings(enable_dns_rebinding_protection=True,
+                                         allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*"],
+                                         allowed_origins=["http://127.0.0.1:*", "http://localhost:*",
+                                                          "http://[::1]:*"]) \
+        if host in LOOPBACK else TransportSecuritySettings(enable_dns_rebinding_protection=False)
+    app = server.streamable_http_app(transport_security=security, host=host)
+    auth = Auth(memory.store, server_secret(s), False, s.project, s.environment)
+    return BearerGate(app, auth, dataset, s.project, s.environment, token)
+
+
 def cmd_mcp(args) -> int:
     """``kenning mcp``: serve one dataset until the client hangs up (stdio) or SIGINT/SIGTERM (HTTP)."""
     dataset = args.dataset or os.environ.get("KENNING_DATASET") or "default"
@@ -176,12 +252,27 @@ def cmd_mcp(args) -> int:
             print(f"kenning mcp: dataset {dataset!r} in {where}, over stdio", file=sys.stderr, flush=True)
             server.run("stdio")
             return 0
+        import secrets
+
+        import uvicorn
+
+        from .server import UVICORN
+
+        keys = mem.store.count_api_keys()
+        if args.host not in LOOPBACK and not keys:
+            print(f"kenning: refusing to serve MCP on {args.host}, beyond loopback, with no API key to require; "
+                  "create one with `kenning keys create` first", file=sys.stderr)
+            return 1
+        token = os.environ.get("KENNING_MCP_TOKEN") or (None if keys else f"mt_{secrets.token_urlsafe(24)}")
         print(f"kenning mcp: dataset {dataset!r} in {where}, streamable HTTP at "
               f"http://{args.host}:{args.port}/mcp", file=sys.stderr, flush=True)
-        if args.host not in ("127.0.0.1", "localhost", "::1"):
-            print("kenning mcp: warning: the MCP endpoint has no authentication; anyone who can reach "
-                  f"{args.host}:{args.port} reads and writes this dataset", file=sys.stderr, flush=True)
-        server.run("streamable-http", host=args.host, port=args.port)
+        if token and not os.environ.get("KENNING_MCP_TOKEN"):
+            print(f"kenning mcp: send Authorization: Bearer {token}", file=sys.stderr, flush=True)
+        else:
+            print("kenning mcp: send Authorization: Bearer <a service key of the project or a user token for "
+                  "this dataset>" + (" (or $KENNING_MCP_TOKEN)" if token else ""), file=sys.stderr, flush=True)
+        uvicorn.run(http_app(mem, server, dataset, args.host, token), host=args.host, port=args.port,
+                    log_level="warning", **UVICORN)
         return 0
     except KeyboardInterrupt:
         return 0
