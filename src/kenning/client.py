@@ -174,9 +174,13 @@ class Requests:
         return Call("GET", "/v1/export", params=_clean({"dataset": dataset, "include_vectors": include_vectors}),
                     parse=_lines, environment=environment)
 
-    def import_(self, lines: Iterable[str], *, embed: bool = False) -> Call:
+    def import_(self, lines: Iterable[str], *, embed: bool = False, project: str | None = None,
+                environment: str | None = None) -> Call:
+        """The server imports into the key's own project and environment only, refusing other records."""
+        _scope(project)
         return Call("POST", "/v1/import", params={"embed": embed}, content="".join(
-            line if line.endswith("\n") else line + "\n" for line in lines), parse=lambda d: d)
+            line if line.endswith("\n") else line + "\n" for line in lines), parse=lambda d: d,
+            environment=environment)
 
     def open_jobs(self) -> Call:
         return Call("GET", "/v1/jobs/open", parse=lambda d: d["count"])

@@ -48,6 +48,7 @@ def browser(tmp_path_factory):
     for flag in FLAGS:
         options.add_argument(flag)
     options.add_argument(f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}")
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})   # console messages, CSP reports among them
     driver = webdriver.Chrome(service=Service(executable_path=driver_path), options=options)
     driver.set_page_load_timeout(30)
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
@@ -200,3 +201,17 @@ def test_recall_playground_and_keyboard_access(browser, site):
     assert focused.text == "Skip to content"
     focused.send_keys(Keys.ENTER)
     assert browser.switch_to.active_element.get_attribute("id") == "main"
+
+
+def test_the_content_policy_blocks_nothing_the_dashboard_uses(browser, site):
+    """Every page under its restrictive Content-Security-Policy: the console reports no violation."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    browser.get_log("browser")                                      # drop what earlier tests logged
+    for path in ("/", "/datasets/sam", "/datasets/sam/history", "/jobs", "/datasets/sam/recall"):
+        browser.get(site.url + path)
+    browser.find_element(By.ID, "q").send_keys("Where does the user live?", Keys.ENTER)   # htmx swaps in place
+    wait_for(browser, lambda d: d.find_elements(By.ID, "context"))
+    violations = [e["message"] for e in browser.get_log("browser") if "Content Security Policy" in e["message"]]
+    assert violations == []

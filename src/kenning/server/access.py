@@ -26,9 +26,10 @@ class Api:
     def __init__(self, memory: Memory, auth: Auth):
         self.memory, self.auth = memory, auth
 
-        def principal(authorization: str | None = Header(None),
+        def principal(request: Request, authorization: str | None = Header(None),
                       x_kenning_environment: str | None = Header(None)) -> Principal:
-            return auth.principal(authorization, x_kenning_environment)
+            found = getattr(request.state, "principal", None)   # the guard resolved it before the body was read
+            return found if found is not None else auth.principal(authorization, x_kenning_environment)
 
         def service(request: Request, p: Principal = Depends(principal)) -> Principal:
             if p.kind != "service":

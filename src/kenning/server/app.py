@@ -103,7 +103,7 @@ def create_app(memory: Memory, auth: Auth) -> FastAPI:
     for resource in routers(api):
         app.include_router(resource)
     app.add_middleware(BodyLimit, max_bytes=memory.settings.max_body_bytes)
-    app.add_middleware(Guard, auth=auth)   # outermost: refusals and security headers before anything
+    app.add_middleware(Guard, auth=auth, public_docs=memory.settings.public_docs)   # outermost: refusals and security headers before anything
     app.mount("/static", static, name="static")
     app.include_router(router)
     return app

@@ -8,18 +8,30 @@
 - **Development mode.** With no keys, the server answers only requests addressed to loopback
   (``Host`` 127.0.0.1, localhost or [::1], any port). A page on another name cannot then reach it
   through a DNS name that resolves to 127.0.0.1 (DNS rebinding).
+- **Authentication first.** Every ``/v1`` route but the health check, and (unless
+  ``KENNING_PUBLIC_DOCS``) ``/docs`` and ``/openapi.json``, resolve the caller here, before any
+  body is read or validated: an unauthenticated request gets 401, never a 422 that tells it about the
+  route. Routes reuse the principal found here.
+- **Content policy.** Dashboard pages may load scripts, styles and images from this origin only, post
+  forms only here, and embed nothing; API answers may load nothing at all.
 """
 from __future__ import annotations
 
 import json
 from urllib.parse import urlsplit
 
-from .errors import body
+from .errors import Unauthorized, body
 
 LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
 WRITES = frozenset({"POST", "PUT", "PATCH", "DELETE"})
-HEADERS = [(b"x-frame-options", b"DENY"), (b"content-security-policy", b"frame-ancestors 'none'"),
-           (b"x-content-type-options", b"nosniff")]
+HEADERS = [(b"x-frame-options", b"DENY"), (b"x-content-type-options", b"nosniff"),
+           (b"referrer-policy", b"same-origin")]
+PAGE_POLICY = (b"default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+               b"form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
+API_POLICY = b"default-src 'none'; frame-ancestors 'none'"
+DOCS_POLICY = b"frame-ancestors 'none'"   # Swagger UI loads its own scripts and styles
+PUBLIC = frozenset({"/v1/health"})
+DOCS = frozenset({"/docs", "/docs/oauth2-redirect", "/redoc", "/openapi.json"})
 
 
 def host_name(host: str) -> str:
@@ -29,9 +41,17 @@ def host_name(host: str) -> str:
     return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
 
 
+def policy(path: str) -> bytes:
+    from .dashboard import is_page   # the dashboard knows its own paths
+
+    if path in DOCS:
+        return DOCS_POLICY
+    return PAGE_POLICY if is_page(path) or path.startswith("/static/") else API_POLICY
+
+
 class Guard:
-    def __init__(self, app, auth):
-        self.app, self.auth = app, auth
+    def __init__(self, app, auth, public_docs: bool = False):
+        self.app, self.auth, self.public_docs = app, auth, public_docs
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
@@ -48,17 +68,41 @@ class Guard:
                                  f"a {scope['method']} from another site ({origin!r}) is refused; call the API "
                                  "from a server, or from a page this server serves")
 
+        path = scope["path"]
+        if (path.startswith("/v1/") and path not in PUBLIC) or (path in DOCS and not self.public_docs):
+            try:
+                principal = self._principal(headers, scope)
+            except Unauthorized as exc:
+                return await _refuse(send, 401, exc.code, str(exc))
+            scope.setdefault("state", {})["principal"] = principal
+        security = [*HEADERS, (b"content-security-policy", policy(path))]
+
         async def guarded(message):
             if message["type"] == "http.response.start":
-                message["headers"] = [*message.get("headers", []), *HEADERS]
+                message["headers"] = [*message.get("headers", []), *security]
             await send(message)
 
         return await self.app(scope, receive, guarded)
 
+    def _principal(self, headers: dict, scope):
+        """The caller: the Authorization header, else (for the docs, which a browser opens) the dashboard
+        session, else development mode."""
+        authorization, environment = headers.get(b"authorization"), headers.get(b"x-kenning-environment")
+        if authorization is None and scope["path"] in DOCS:
+            from http.cookies import SimpleCookie
+
+            from .dashboard.render import COOKIE
+
+            jar = SimpleCookie(headers.get(b"cookie", ""))
+            if COOKIE in jar:
+                return self.auth.session(jar[COOKIE].value, environment)
+        return self.auth.principal(authorization, environment)
+
 
 async def _refuse(send, status: int, code: str, message: str) -> None:
     payload = json.dumps(body(code, message)).encode()
+    extra = [(b"www-authenticate", b'Bearer realm="kenning"')] if status == 401 else []
     await send({"type": "http.response.start", "status": status,
                 "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(payload)).encode()),
-                            *HEADERS]})
+                            *extra, *HEADERS, (b"content-security-policy", API_POLICY)]})
     await send({"type": "http.response.body", "body": payload})
