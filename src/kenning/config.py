@@ -53,6 +53,7 @@ class Settings(BaseModel):
     worker_threads: int = Field(1, ge=0)       # embedded queue workers (0: leave jobs to `kenning worker`)
     worker_batch: int = Field(16, ge=1, le=256)  # jobs a worker claims at once: one parser and one embedding batch
     job_lease_seconds: float = Field(60.0, gt=0)
+    extract_budget_seconds: float = Field(10.0, gt=0)   # mining one message stops here (the message is kept)
     # user tokens: the lifetime when a mint names none, and the longest one may ask for
     token_seconds: float = Field(3600.0, gt=0)
     token_max_seconds: float = Field(86_400.0, gt=0)
@@ -71,7 +72,7 @@ class Settings(BaseModel):
             values["home"] = Path(env["KENNING_HOME"]).expanduser()
         for name in ("project", "environment", "max_text_chars", "entity_threshold", "dedup_threshold",
                      "predicate_threshold", "retrieval_floor", "context_budget_chars", "context_budget_unit", "onnx_threads",
-                     "worker_threads", "worker_batch", "job_lease_seconds",
+                     "worker_threads", "worker_batch", "job_lease_seconds", "extract_budget_seconds",
                      "token_seconds", "token_max_seconds", "session_seconds",
                      "max_note_chars", "note_dedupe_threshold", "max_notes_per_call", "max_core_chars", "max_render", "max_body_bytes", "max_import_bytes", "public_docs", "permission_read", "permission_admin", "llm_base_url", "llm_model", "llm_api_key",
                      "llm_timeout", "llm_max_tokens", "llm_response_format", "llm_instructions",

@@ -83,7 +83,7 @@ class Memory:
         if extractor == "parse":
             from .extract.parse import ParseExtractor
 
-            extractor = ParseExtractor()
+            extractor = ParseExtractor(budget_seconds=self.settings.extract_budget_seconds)
         elif isinstance(extractor, str):
             from .extract.llm import build_extractor  # "openai", "anthropic"; anything else: ConfigError
 

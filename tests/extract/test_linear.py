@@ -68,3 +68,26 @@ def test_cleaning_never_rewrites_part_of_a_word(extractor):
     for name in ("zqorgc9238ad2bc", "zqorge444462790", "zqorge9871bf1a0"):
         cands = extractor.extract(f"I work at {name}.", at=AT)
         assert [(c.predicate, c.object) for c in cands] == [("works at", name)]
+
+
+def test_a_message_past_its_time_budget_stops_being_mined(extractor):
+    """Issue 16, items 2 and 10: however slow a message is to mine, a worker moves on after the budget."""
+    text = "I live in Berlin and I work at the hospital.\n" * 400
+    whole = extractor.extract_many([text, "I love hiking."], at=[AT, AT])
+    assert not any(c.rejected for c in whole[0]) and any(c.predicate == "lives in" for c in whole[0])
+    tight = ParseExtractor(budget_seconds=1e-9)
+    tight._nlp = extractor._nlp       # the same parser, another budget
+    cut, after = tight.extract_many([text, "I love hiking."], at=[AT, AT])
+    assert [c.rejected for c in cut if c.rejected][0].startswith("time budget: mining stopped after")
+    assert len(cut) < len(whole[0])
+    assert [c.rejected for c in after if c.rejected]     # each message has a budget of its own
+
+
+def test_the_receipt_says_the_budget_cut_a_message(new_memory):
+    from kenning import Settings
+
+    mem = new_memory(embedder=None, settings=Settings(extract_budget_seconds=1e-9))
+    text = "I live in Berlin.\n" * 300
+    receipt = mem.add(text, "sam")
+    assert any(r.startswith("time budget") for r in receipt.rejections)
+    assert mem.messages.get("sam", receipt.episode_id).content == text      # the whole message is kept

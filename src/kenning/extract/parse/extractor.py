@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import replace
 from datetime import datetime, timedelta
 
@@ -46,8 +47,11 @@ class ParseExtractor(Extractor):
 
     name = "parse"
 
-    def __init__(self):
+    def __init__(self, budget_seconds: float | None = None):
+        """``budget_seconds``: how long one message may be mined; past it, the rest of the message is kept
+        (as the message) but not parsed, and the receipt says so. None: no limit."""
         self._nlp = nlp.load()
+        self.budget_seconds = budget_seconds
 
     def extract(self, text: str, *, at: datetime, context: list[str] | None = None,
                 known_entities: list[str] | None = None) -> list[Candidate]:
@@ -57,12 +61,27 @@ class ParseExtractor(Extractor):
         """Several messages in one parser batch (the queue workers' path)."""
         cleaned = [nlp.clean(t) for t in texts]
         spans = [nlp.pieces(c.text) for c in cleaned]
-        flat = [c.text[a:b] for c, ps in zip(cleaned, spans) for a, b in ps]
-        docs = iter(self._nlp.pipe(flat, batch_size=64))
+        cut: set[int] = set()   # messages past their time budget: their remaining pieces go to the parser empty
+
+        def feed():
+            for m, (c, ps) in enumerate(zip(cleaned, spans)):
+                for a, b in ps:
+                    yield "" if m in cut else c.text[a:b]
+
+        docs = iter(self._nlp.pipe(feed(), batch_size=64))
         out = []
-        for clean, ps, when in zip(cleaned, spans, at):
+        for m, (clean, ps, when) in enumerate(zip(cleaned, spans, at)):
             cands: list[Candidate] = []
-            for a, b in ps:
+            began = time.monotonic()
+            for n, (a, b) in enumerate(ps):
+                if self.budget_seconds is not None and time.monotonic() - began > self.budget_seconds:
+                    cut.add(m)   # the parser reads ahead one batch; nothing after that is parsed
+                    for _ in ps[n:]:
+                        next(docs)
+                    cands.append(Candidate(predicate="", object="", rejected=(
+                        f"time budget: mining stopped after {self.budget_seconds:g} s at character {a:,} of "
+                        f"{len(clean.text):,}; the whole message is kept, its rest was not mined")))
+                    break
                 doc = next(docs)
                 for sent in doc.sents:
                     got = _sentence(sent, when)
