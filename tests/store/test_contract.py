@@ -458,6 +458,33 @@ def test_a_dataset_runs_in_order_under_a_lease(store):
     assert store.count_jobs(("queued",)) == 3
 
 
+def test_datasets_take_turns_so_a_backlog_never_starves_another_dataset(store):
+    """Issue 16, item 10: 400 queued turns of one tenant made another's single turn wait for all of them."""
+    flood = [store.enqueue(job(dataset="flood", content=f"turn {i}"))[0] for i in range(40)]
+    order = []
+
+    def run_one(worker="w") -> None:
+        claimed = store.claim(worker, 60, NOW)
+        order.append(claimed.dataset)
+        with store.transaction(Scope("default", "default", claimed.dataset)):
+            store.finish(claimed.request_id, worker, {"status": "stored", "memory_ids": []})
+
+    for _ in range(5):
+        run_one()
+    late, _ = store.enqueue(job(dataset="late", content="my one turn"))
+    other, _ = store.enqueue(job(dataset="other", content="first"))
+    store.enqueue(job(dataset="other", content="second"))
+    for _ in range(6):
+        run_one()
+    assert order[:5] == ["flood"] * 5
+    assert "late" in order[5:7] and order[5:11].count("other") == 2        # within a turn or two, not after 35
+    while store.count_jobs(("queued",)):
+        run_one()
+    assert order.count("flood") == 40 and store.get_job(flood[-1].request_id, "default", "default").status == "done"
+    assert store.get_job(late.request_id, "default", "default").status == "done"
+    assert store.get_job(other.request_id, "default", "default").status == "done"
+
+
 def test_a_client_ref_makes_a_turn_idempotent(store):
     made, created = store.enqueue(job(client_ref="turn-1"))
     twin, again = store.enqueue(job(client_ref="turn-1", content="different text"))

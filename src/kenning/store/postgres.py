@@ -210,7 +210,17 @@ def m006_sessions(conn) -> None:
     """)
 
 
-MIGRATIONS = [m001_initial, m002_notes, m003_jobs, m004_core_files_and_documents, m005_api_keys, m006_sessions]
+def m007_fair_turns(conn) -> None:
+    """Each job's turn: datasets take turns at the workers (round robin), instead of strict arrival order,
+    so one dataset's backlog never holds another's turn back."""
+    conn.execute("""
+    ALTER TABLE jobs ADD COLUMN turn bigint NOT NULL DEFAULT 0;
+    CREATE INDEX jobs_open_turn ON jobs (turn, seq) WHERE status IN ('queued', 'distilling');
+    """)
+
+
+MIGRATIONS = [m001_initial, m002_notes, m003_jobs, m004_core_files_and_documents, m005_api_keys, m006_sessions,
+              m007_fair_turns]
 
 
 def redact(url: str) -> str:
@@ -653,8 +663,9 @@ class PostgresStore(SQLStore):
 
     # -- the job queue ----------------------------------------------------------------------
     def claim(self, worker: str, lease_seconds: float, now: datetime) -> Job | None:
-        """The oldest runnable job, leased to ``worker``: queued (or leased to a worker whose lease ran out),
-        with no earlier unfinished job of its dataset. Rows another claimer holds are skipped, not waited for."""
+        """The runnable job of the earliest turn (then the oldest), leased to ``worker``: queued (or leased to a
+        worker whose lease ran out), with no earlier unfinished job of its dataset; crashed work first. Rows
+        another claimer holds are skipped, not waited for."""
         rows = self._q(f"""
             UPDATE jobs SET status = 'distilling', lease_owner = %(w)s, lease_until = %(until)s,
                    attempts = attempts + 1, updated_at = %(now)s
@@ -662,7 +673,7 @@ class PostgresStore(SQLStore):
                   WHERE j.status IN ('queued', 'distilling') AND (j.status = 'queued' OR j.lease_until < %(now)s)
                   AND NOT EXISTS (SELECT 1 FROM jobs k WHERE k.project = j.project AND k.environment = j.environment
                                   AND k.dataset = j.dataset AND k.status IN ('queued', 'distilling') AND k.seq < j.seq)
-                  ORDER BY j.seq LIMIT 1 FOR UPDATE SKIP LOCKED) c
+                  ORDER BY j.status = 'queued', j.turn, j.seq LIMIT 1 FOR UPDATE SKIP LOCKED) c
             WHERE jobs.project = c.project AND jobs.environment = c.environment AND jobs.dataset = c.dataset
               AND jobs.seq = c.seq
             RETURNING {', '.join('jobs.' + c for c in JOB_COLUMNS.split(', '))}""",

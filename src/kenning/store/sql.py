@@ -363,10 +363,19 @@ class SQLStore(Store):
                        "temporary": job.temporary, "message_id": job.message_id}
             dump = self.dialect.dump_time
             self._write("INSERT INTO jobs (job_id, project, environment, dataset, client_ref, payload, status,"
-                        " created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, 'queued', ?, ?)",
+                        " created_at, updated_at, turn) VALUES (?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?)",
                         (job.request_id, *job.scope, job.client_ref, self.dialect.dump_json(payload),
-                         dump(job.created_at), dump(job.updated_at)))
+                         dump(job.created_at), dump(job.updated_at), self._turn(job.scope)))
         return job, True
+
+    def _turn(self, scope: Scope) -> int:
+        """A new job's turn: one after its dataset's last open job, and never before the front of the queue,
+        so a dataset with nothing open goes next in line while a backlog waits its turns."""
+        front = self._read("SELECT coalesce((SELECT min(turn) FROM jobs WHERE status = 'queued'),"
+                           " (SELECT max(turn) FROM jobs WHERE status = 'distilling'), 0) AS t")[0]["t"]
+        mine = self._read(f"SELECT max(turn) AS t FROM jobs WHERE {SCOPED} AND status IN ('queued', 'distilling')",
+                          tuple(scope))[0]["t"]
+        return int(front) if mine is None else max(int(front), int(mine) + 1)
 
     def finish(self, request_id: str, worker: str, result: dict | None, error: str | None = None) -> None:
         """Mark a job done (or failed); refuses unless ``worker`` still holds its lease, so work a

@@ -231,8 +231,17 @@ def m007_sessions(db: sqlite3.Connection) -> None:
     """)
 
 
+def m008_fair_turns(db: sqlite3.Connection) -> None:
+    """Each job's turn: datasets take turns at the workers (round robin), instead of strict arrival order,
+    so one dataset's backlog never holds another's turn back."""
+    _script(db, """
+    ALTER TABLE jobs ADD COLUMN turn INTEGER NOT NULL DEFAULT 0;
+    CREATE INDEX jobs_turn ON jobs (status, turn, seq);
+    """)
+
+
 MIGRATIONS = [m001_initial, m002_messages_and_notes, m003_jobs, m004_core_files_and_documents, m005_api_keys,
-              m006_scoped_fts_deletes, m007_sessions]
+              m006_scoped_fts_deletes, m007_sessions, m008_fair_turns]
 EMBED_PREFIX_CHARS = 2000  # the model reads 256 tokens; never tokenise a 100k-character text whole
 
 
@@ -675,8 +684,9 @@ class SQLiteStore(SQLStore):
 
     # -- the job queue ----------------------------------------------------------------------
     def claim(self, worker: str, lease_seconds: float, now: datetime) -> Job | None:
-        """The oldest runnable job, leased to ``worker``: queued (or leased to a worker whose lease
-        ran out), with no earlier unfinished job of its dataset, so one dataset runs in order."""
+        """The runnable job of the earliest turn (then the oldest), leased to ``worker``: queued (or leased
+        to a worker whose lease ran out), with no earlier unfinished job of its dataset, so one dataset
+        runs in order and datasets take turns."""
         stamp = timeutil.dump(now)
         blocked = (" AND NOT EXISTS (SELECT 1 FROM jobs k WHERE k.project = j.project AND k.environment = j.environment"
                    " AND k.dataset = j.dataset AND k.status IN ('queued', 'distilling') AND k.seq < j.seq)")
@@ -685,11 +695,11 @@ class SQLiteStore(SQLStore):
             rows = [r for sql in (
                 f"SELECT j.* FROM jobs j WHERE j.status = 'distilling' AND j.lease_until < :now{blocked}"
                 " ORDER BY j.seq LIMIT 1",
-                f"SELECT j.* FROM jobs j WHERE j.status = 'queued'{blocked} ORDER BY j.seq LIMIT 1")
+                f"SELECT j.* FROM jobs j WHERE j.status = 'queued'{blocked} ORDER BY j.turn, j.seq LIMIT 1")
                 for r in self._q(sql, {"now": stamp})]
             if not rows:
                 return None
-            rows.sort(key=lambda r: r["seq"])
+            rows.sort(key=lambda r: (r["status"] != "distilling", r["turn"], r["seq"]))   # crashed work first
             until = timeutil.dump(now + timedelta(seconds=lease_seconds))
             self._q("UPDATE jobs SET status='distilling', lease_owner=?, lease_until=?, attempts=attempts+1,"
                     " updated_at=? WHERE job_id=?", (worker, until, stamp, rows[0]["job_id"]))
