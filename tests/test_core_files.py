@@ -743,3 +743,44 @@ def test_human_size_like_du(n, text):
 @pytest.mark.parametrize("n, text", [(10239, "10K"), (1024 * 1024 - 1, "1.0M")])
 def test_human_size_rounding_carries_like_du(n, text):
     assert human_size(n) == text
+
+
+# -- quotas (issue 16, item 10) ----------------------------------------------------------------------
+
+def test_only_the_newest_versions_are_kept_and_history_pages(new_memory):
+    m = new_memory(embedder=None, settings=Settings(max_core_versions=5))
+    for i in range(12):
+        m.core.write("sam", "/memories/log.md", f"entry {i}")
+    kept = m.core.history("sam", "/memories/log.md")
+    assert [v.version for v in kept] == [8, 9, 10, 11, 12] and kept[-1].content == "entry 11"
+    assert [v.version for v in m.core.history("sam", "/memories/log.md", limit=2)] == [8, 9]
+    assert [v.version for v in m.core.history("sam", "/memories/log.md", limit=2, offset=2)] == [10, 11]
+    assert [v.version for v in m.core.history("sam", "/memories/log.md", limit=2, newest_first=True)] == [12, 11]
+    m.core.remove("sam", "/memories/log.md")
+    m.core.write("sam", "/memories/log.md", "again")
+    assert [v.version for v in m.core.history("sam", "/memories/log.md")] == [10, 11, 12, 13, 14]   # never reused
+    with pytest.raises(InputError):
+        m.core.history("sam", "/memories/log.md", limit=0)
+
+
+def test_a_namespace_holds_at_most_max_core_files(new_memory):
+    from kenning import QuotaExceeded
+
+    m = new_memory(embedder=None, settings=Settings(max_core_files=3))
+    for name in "abc":
+        m.core.write("sam", f"/memories/{name}.md", name)
+    with pytest.raises(QuotaExceeded, match="holds 3 files"):
+        m.core.write("sam", "/memories/d.md", "d")
+    out = tool_error(m, "create", path="/memories/d.md", file_text="d")
+    assert out.startswith("Error: /memories/d.md cannot be created")
+    m.core.write("sam", "/memories/a.md", "a, edited")               # editing a file is no new file
+    tool(m, "rename", old_path="/memories/a.md", new_path="/memories/z.md")
+    m.core.write("sam", "/memories/e.md", "e", namespace="agent:x")  # another namespace has its own quota
+    assert len(m.core.list("sam")) == 3
+
+
+def test_render_takes_a_bounded_list_of_namespaces(mem):
+    mem.core.write("sam", "/memories/me.md", "Likes tea.")
+    assert mem.core.render("sam", ["user", "user", "user"]).count("Likes tea.") == 1   # each namespace once
+    with pytest.raises(InputError, match="at most 16 namespaces"):
+        mem.core.render("sam", [f"agent:a{i}" for i in range(17)])

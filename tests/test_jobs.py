@@ -185,3 +185,28 @@ def test_one_bad_job_in_a_batch_fails_alone(new_memory):
         assert "message_id" in mem.status(bad.request_id).processing_error
         assert mem.status(good.request_id).status == "done"
         assert objects(mem, "eve") == ["porto"]
+
+
+def test_a_dataset_may_have_only_so_many_turns_waiting(new_memory):
+    """Issue 16, item 10: one user token queued 400 turns in 24 s."""
+    from kenning import RateLimited
+
+    m = new_memory(embedder=None, settings=Settings(max_open_jobs=3, worker_threads=0))
+    for i in range(3):
+        m.add_turn("flood", "user", f"I live in city {i}.")
+    with pytest.raises(RateLimited, match="3 turns waiting") as info:
+        m.add_turn("flood", "user", "one more")
+    assert info.value.retry_after > 0
+    assert m.add_turn("calm", "user", "I live in Oslo.").processing_status == "queued"   # other datasets go on
+    assert m.add_turn("flood", "assistant", "noted").status == "skipped"                # nothing queued for it
+
+
+@pytest.mark.parametrize("field", ["chat", "message_id", "client_ref"])
+def test_identifiers_have_a_length_limit(new_memory, field):
+    m = new_memory(embedder=None, settings=Settings(worker_threads=0))
+    with pytest.raises(InputError, match=f"{field} is 1,000,000 characters"):
+        m.add_turn("sam", "user", "I live in Oslo.", **{field: "x" * 1_000_000})
+    with pytest.raises(InputError, match=f"{field} is 257 characters"):
+        m.add("I live in Oslo.", "sam", **{field: "x" * 257})
+    m.add("I live in Oslo.", "sam", **{field: "x" * 256})
+    assert m.store.count_jobs(("queued",)) == 0

@@ -10,7 +10,7 @@ from .embed.base import Embedder
 from .errors import (Conflict, ConfigError, DocumentConflict, MemoryAmbiguous, MemoryConflict, MemoryNoMatch,
                      MemoryToolError, PermissionDenied, DimensionMismatch, DuplicateFact, EmbeddingError, EmptyText, ExtractionError,
                      InputError, InvalidScope, InvalidTime, KenningError, MigrationError, NonFiniteVector,
-                     LeaseLost, NotFound, StoreError, TextTooLarge)
+                     LeaseLost, NotFound, QuotaExceeded, RateLimited, StoreError, TextTooLarge)
 from .extract.base import Candidate, Extractor
 from .model import (AddResult, Entity, Episode, Fact, FactPage, Job, MemoryStatus, MessageHit, Note, NoteHit, Receipt,
                     RecallItem, RecallResult, Scope)
@@ -26,6 +26,7 @@ __all__ = [
     "EmptyText", "InvalidTime", "InvalidScope", "EmbeddingError", "DimensionMismatch", "NonFiniteVector",
     "NotFound", "Conflict", "ExtractionError", "ConfigError", "StoreError", "MigrationError", "DuplicateFact", "LeaseLost", "Job", "Receipt", "MemoryStatus",
     "DocumentConflict", "MemoryAmbiguous", "MemoryConflict", "MemoryNoMatch", "MemoryToolError", "PermissionDenied",
+    "RateLimited", "QuotaExceeded",
 ]
 
 

@@ -284,10 +284,12 @@ class CoreRequests:
         return Call("GET", f"/v1/datasets/{_q(dataset)}/core", params={"namespace": namespace},
                     parse=_as(list[CoreFile]), environment=environment)
 
-    def history(self, dataset: str, path: str, namespace: str = "user", *, project: str | None = None,
-                environment: str | None = None) -> Call:
+    def history(self, dataset: str, path: str, namespace: str = "user", limit: int | None = None, offset: int = 0,
+                newest_first: bool = False, *, project: str | None = None, environment: str | None = None) -> Call:
         _scope(project)
-        return Call("GET", f"/v1/datasets/{_q(dataset)}/core/history", params={"path": path, "namespace": namespace},
+        return Call("GET", f"/v1/datasets/{_q(dataset)}/core/history",
+                    params=_clean({"path": path, "namespace": namespace, "limit": limit, "offset": offset or None,
+                                   "newest_first": newest_first or None}),
                     parse=_as(list[CoreFileVersion]), environment=environment)
 
     def write(self, dataset: str, path: str, text: str, expected_version: int | None = None,
@@ -363,9 +365,26 @@ class DocumentRequests:
         return Call("POST", "/v1/documents_purge", parse=lambda d: d["count"], environment=environment)
 
 
+RATE_RETRIES = 3        # a 429 is retried this many times, after the server's Retry-After
+MAX_RETRY_WAIT = 10.0   # seconds; a longer Retry-After is raised to the caller at once
+
+
+def _retry_after(response: httpx.Response) -> float | None:
+    """How long to wait before sending a rate-limited call again; None: do not retry it here."""
+    if response.status_code != 429:
+        return None
+    try:
+        wait = float(response.headers.get("retry-after", "1"))
+    except ValueError:
+        return None
+    return wait if 0 <= wait <= MAX_RETRY_WAIT else None
+
+
 def _error(response: httpx.Response) -> KenningError:
     try:
         err = response.json()["error"]
+        if err["code"] == "RATE_LIMITED":
+            return _errors.RateLimited(err["message"], float(response.headers.get("retry-after", "1") or 1))
         return ERRORS.get(err["code"], KenningError)(err["message"]) if err["code"] != "PERMISSION_DENIED" \
             else _errors.PermissionDenied(err["message"], "")
     except (ValueError, KeyError, TypeError):
@@ -434,11 +453,16 @@ class RemoteMemory:
 
     def _send(self, call: Call):
         headers = _call_headers(call)
-        try:
-            response = self._http.request(call.method, call.path, params=call.params or None, json=call.json,
-                                          content=call.content, headers=headers)
-        except httpx.HTTPError as exc:
-            raise ConfigError(f"cannot reach the kenning server at {self.url}: {exc}") from exc
+        for attempt in range(RATE_RETRIES + 1):
+            try:
+                response = self._http.request(call.method, call.path, params=call.params or None, json=call.json,
+                                              content=call.content, headers=headers)
+            except httpx.HTTPError as exc:
+                raise ConfigError(f"cannot reach the kenning server at {self.url}: {exc}") from exc
+            wait = _retry_after(response)
+            if wait is None or attempt == RATE_RETRIES:
+                break
+            time.sleep(wait)
         return _read(call, response)
 
     def flush(self, timeout: float | None = None) -> None:
@@ -484,11 +508,16 @@ class AsyncMemory:
 
     async def _send(self, call: Call):
         headers = _call_headers(call)
-        try:
-            response = await self._http.request(call.method, call.path, params=call.params or None, json=call.json,
-                                                content=call.content, headers=headers)
-        except httpx.HTTPError as exc:
-            raise ConfigError(f"cannot reach the kenning server at {self.url}: {exc}") from exc
+        for attempt in range(RATE_RETRIES + 1):
+            try:
+                response = await self._http.request(call.method, call.path, params=call.params or None,
+                                                    json=call.json, content=call.content, headers=headers)
+            except httpx.HTTPError as exc:
+                raise ConfigError(f"cannot reach the kenning server at {self.url}: {exc}") from exc
+            wait = _retry_after(response)
+            if wait is None or attempt == RATE_RETRIES:
+                break
+            await asyncio.sleep(wait)
         return _read(call, response)
 
     async def flush(self, timeout: float | None = None) -> None:

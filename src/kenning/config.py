@@ -29,6 +29,13 @@ class Settings(BaseModel):
     max_render: int = Field(8_000, gt=0)         # core.render cuts here, with a marker
     max_body_bytes: int = Field(4_000_000, gt=0)  # the server refuses larger request bodies (import excepted)
     max_import_bytes: int = Field(1 << 30, gt=0)   # /v1/import streams up to this many bytes
+    # quotas and rate limits (generous defaults; per tenant)
+    max_open_jobs: int = Field(1_000, gt=0)        # turns one dataset may have waiting; more get 429
+    max_core_versions: int = Field(100, gt=0)      # versions kept per core file (the newest)
+    max_core_files: int = Field(1_000, gt=0)       # core files per dataset namespace
+    rate_limit_user: str = "1200/minute"           # requests per user token's dataset (limits' notation)
+    rate_limit_key: str = "12000/minute"           # requests per API key's project
+    rate_limit_storage: str = "async+memory://"    # per process; "async+redis://host" shares them across servers
     public_docs: bool = False   # serve /docs and /openapi.json without credentials even when keys exist
     note_dedupe_threshold: float = Field(0.92, gt=0, le=1)
     max_notes_per_call: int = Field(1_000, gt=0)   # texts one save_extracted call may carry
@@ -74,7 +81,8 @@ class Settings(BaseModel):
                      "predicate_threshold", "retrieval_floor", "context_budget_chars", "context_budget_unit", "onnx_threads",
                      "worker_threads", "worker_batch", "job_lease_seconds", "extract_budget_seconds",
                      "token_seconds", "token_max_seconds", "session_seconds",
-                     "max_note_chars", "note_dedupe_threshold", "max_notes_per_call", "max_core_chars", "max_render", "max_body_bytes", "max_import_bytes", "public_docs", "permission_read", "permission_admin", "llm_base_url", "llm_model", "llm_api_key",
+                     "max_note_chars", "note_dedupe_threshold", "max_notes_per_call", "max_core_chars", "max_render", "max_body_bytes", "max_import_bytes", "public_docs", "max_open_jobs", "max_core_versions", "max_core_files",
+                     "rate_limit_user", "rate_limit_key", "rate_limit_storage", "permission_read", "permission_admin", "llm_base_url", "llm_model", "llm_api_key",
                      "llm_timeout", "llm_max_tokens", "llm_response_format", "llm_instructions",
                      "anthropic_base_url", "anthropic_api_key", "anthropic_model"):
             key = f"KENNING_{name.upper()}"

@@ -20,9 +20,10 @@ from typing import TYPE_CHECKING
 from urllib.parse import unquote
 
 from .errors import (InputError, KenningError, MemoryAmbiguous, MemoryConflict, MemoryNoMatch, MemoryToolError,
-                     NotFound, TextTooLarge)
+                     NotFound, QuotaExceeded, TextTooLarge)
 from .model import CoreFile, CoreFileVersion, Scope
 from .notes import ORGANIZATION, check_namespace, home_scope
+from .services import check_page
 
 if TYPE_CHECKING:
     from .services import Services
@@ -60,6 +61,8 @@ TEXTS = {
     "bad_params": "Error: Invalid parameters for {command}: {problem}",
     "too_large": "Error: File {path} would hold {size:,} characters; a memory file holds at most {limit:,}",
     "is_dir": "Error: {path} is a directory; give a file path inside it",
+    "quota": ("{path} cannot be created: this memory holds {limit:,} files, as many as it may; delete "
+              "or merge some first"),
     "deceptive": ("Error: The path {path} holds a character that imitates a dot or slash, or an invisible or "
                   "direction-changing one; use plain characters"),
     "in_file": "Error: {parent} is a file, so {path} cannot be created inside it",
@@ -69,6 +72,9 @@ TEXTS = {
 def _say(key: str, **values) -> str:
     return TEXTS[key].format(**values)
 
+
+MAX_RENDER_LIMIT = 1_000_000      # characters one render returns at most, whatever max_render asks
+MAX_RENDER_NAMESPACES = 16
 
 # Characters that read as a dot or a slash, reverse the text around them or hide: a path holding one
 # could show as another file's name (U+FF0E fullwidth full stop, U+2025 two dot leader, U+202E).
@@ -251,7 +257,7 @@ class Core:
             if not doomed:
                 raise MemoryToolError(_say("delete_missing", path=path))
             for f in doomed:
-                self._s.store.core_delete(scope, ns, f.path)
+                self._s.store.core_delete(scope, ns, f.path, keep=self._keep)
         return _say("deleted", path=path)
 
     def _tool_rename(self, scope: Scope, ns: str, c: dict) -> str:
@@ -267,8 +273,8 @@ class Core:
                 raise MemoryToolError(_say("rename_exists", new_path=new))
             for f in moving:
                 target = new + f.path[len(old):]
-                self._s.store.core_put(scope, ns, target, f.content, f"rename from {f.path}")
-                self._s.store.core_delete(scope, ns, f.path, op=f"rename to {target}")
+                self._s.store.core_put(scope, ns, target, f.content, f"rename from {f.path}", keep=self._keep)
+                self._s.store.core_delete(scope, ns, f.path, op=f"rename to {target}", keep=self._keep)
         return _say("renamed", old_path=old, new_path=new)
 
     def _file_path(self, raw, verb: str) -> str:
@@ -290,12 +296,18 @@ class Core:
         files = {f.path for f in self._s.store.core_list(scope, ns)}
         if any(f.startswith(path + "/") for f in files):
             raise MemoryToolError(_say("is_dir", path=path))
+        if path not in files and len(files) >= self._s.settings.max_core_files:
+            raise QuotaExceeded(TEXTS["quota"].format(path=path, limit=self._s.settings.max_core_files))
         parent = posixpath.dirname(path)
         while parent != ROOT:
             if parent in files:
                 raise MemoryToolError(_say("in_file", path=path, parent=parent))
             parent = posixpath.dirname(parent)
-        return self._s.store.core_put(scope, ns, path, text, op)
+        return self._s.store.core_put(scope, ns, path, text, op, keep=self._keep)
+
+    @property
+    def _keep(self) -> int:
+        return self._s.settings.max_core_versions
 
     # -- the library face ------------------------------------------------------------------------
     def _call(self, dataset, namespace, project, environment, command: dict) -> str:
@@ -318,10 +330,15 @@ class Core:
         scope, ns = self._where(dataset, namespace, project, environment)
         return self._s.store.core_list(scope, ns)
 
-    def history(self, dataset: str, path: str, namespace: str = "user", *, project: str | None = None,
+    def history(self, dataset: str, path: str, namespace: str = "user", limit: int | None = None, offset: int = 0,
+                newest_first: bool = False, *, project: str | None = None,
                 environment: str | None = None) -> list[CoreFileVersion]:
+        """The kept versions of a file (the newest ``max_core_versions``), oldest first unless
+        ``newest_first``; ``limit`` (1-100) and ``offset`` page through them."""
         scope, ns = self._where(dataset, namespace, project, environment)
-        return self._s.store.core_history(scope, ns, self._checked(path))
+        if limit is not None or offset:
+            check_page(100 if limit is None else limit, offset)
+        return self._s.store.core_history(scope, ns, self._checked(path), limit, offset, newest_first)
 
     def write(self, dataset: str, path: str, text: str, expected_version: int | None = None,
               namespace: str = "user", *, project: str | None = None, environment: str | None = None) -> CoreFile:
@@ -361,7 +378,7 @@ class Core:
             if len(text) > self._s.settings.max_core_chars:
                 raise TextTooLarge(f"{path} would hold {len(text):,} characters; the limit (max_content) is "
                                    f"{self._s.settings.max_core_chars:,}")
-            return self._s.store.core_put(scope, ns, path, text, "str_replace")
+            return self._s.store.core_put(scope, ns, path, text, "str_replace", keep=self._keep)
 
     def insert(self, dataset: str, path: str, line: int, text: str, namespace: str = "user", *,
                project: str | None = None, environment: str | None = None) -> CoreFile:
@@ -403,8 +420,10 @@ class Core:
         if max_render is not None and (isinstance(max_render, bool) or not isinstance(max_render, int)
                                        or max_render < 1):
             raise InputError(f"max_render must be a positive number of characters, not {max_render!r}")
-        limit = max_render or self._s.settings.max_render
-        spaces = namespaces or ["user", ORGANIZATION]
+        limit = min(max_render or self._s.settings.max_render, MAX_RENDER_LIMIT)
+        spaces = list(dict.fromkeys(namespaces or ["user", ORGANIZATION]))   # each namespace once
+        if len(spaces) > MAX_RENDER_NAMESPACES:
+            raise InputError(f"render takes at most {MAX_RENDER_NAMESPACES} namespaces, not {len(spaces)}")
         blocks = []
         for ns in spaces:
             scope, ns = self._where(dataset, ns, project, environment)

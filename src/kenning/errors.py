@@ -118,6 +118,22 @@ class PermissionDenied(KenningError):
         self.permission = permission
 
 
+class RateLimited(KenningError):
+    """Too many requests, or too many turns waiting, for one tenant: retry after ``retry_after`` seconds."""
+
+    code = "RATE_LIMITED"
+
+    def __init__(self, message: str, retry_after: float = 1.0):
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class QuotaExceeded(KenningError):
+    """A tenant holds as much of something as this server allows (configurable); delete some first."""
+
+    code = "QUOTA_EXCEEDED"
+
+
 class ExtractionError(KenningError):
     code = "EXTRACTION_FAILED"
 

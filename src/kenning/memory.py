@@ -12,7 +12,7 @@ from . import predicates as preds
 from . import timeutil
 from .config import Settings
 from .embed.base import CachedEmbedder, Embedder
-from .errors import ConfigError, InputError, NotFound
+from .errors import ConfigError, InputError, NotFound, RateLimited
 from .extract.base import Extractor
 from .model import JOB_STATUSES, AddResult, DatasetPage, Entity, FactPage, Job, MemoryStatus, Receipt, RecallResult
 from .recall import Recaller
@@ -24,7 +24,7 @@ from .notes import Notes
 from .core_files import Core
 from .documents import Documents
 from .services import Services, check_page, check_query
-from .write import EMBED_PREFIX_CHARS, WritePipeline, check_role, check_text
+from .write import EMBED_PREFIX_CHARS, WritePipeline, check_id, check_role, check_text
 from . import transfer
 
 @functools.lru_cache(maxsize=4)
@@ -149,9 +149,16 @@ class Memory:
         scope = self.services.scope(dataset, project, environment)
         check_text(content, self.settings.max_text_chars, "content")
         check_role(role)
+        for value, what in ((chat or thread, "chat"), (message_id, "message_id"), (client_ref, "client_ref")):
+            check_id(value, what)
         when = self.services.writer.message_time(at)
         if role != "user":
             return Receipt(status="skipped", reason="skipped_non_user_turn")
+        waiting = self.store.count_jobs(("queued", "distilling"), *scope)
+        if waiting >= self.settings.max_open_jobs:
+            raise RateLimited(f"dataset {scope.dataset!r} has {waiting:,} turns waiting (the limit is "
+                              f"{self.settings.max_open_jobs:,}, KENNING_MAX_OPEN_JOBS); retry when they are done",
+                              retry_after=5)
         now = timeutil.now()
         job = Job(request_id=f"req_{uuid.uuid4().hex}", project=scope.project, environment=scope.environment,
                   dataset=scope.dataset, role=role, content=content, chat=chat or thread, at=when,

@@ -13,7 +13,7 @@ from . import timeutil
 from .errors import Conflict, NotFound
 from .model import Episode, MessageHit
 from .recall import message_hit
-from .write import check_role, check_text, message_context, message_embed_text
+from .write import check_id, check_role, check_text, message_context, message_embed_text
 from .services import check_query
 
 if TYPE_CHECKING:
@@ -31,6 +31,8 @@ class Messages:
         scope = self._s.scope(dataset, project, environment)
         check_text(content, self._s.settings.max_text_chars, "message")
         check_role(role)
+        check_id(chat, "chat")
+        check_id(message_id, "message_id")
         when = self._s.writer.message_time(at)
         if temporary:
             return None

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from .config import Settings
 from .embed.base import Embedder
-from .errors import InputError, InvalidScope
+from .errors import InputError, InvalidScope, TextTooLarge
 from .extract.base import Extractor
 from .model import SCOPE_NAME, Scope
 from .predicates import PredicateRegistry
@@ -50,10 +50,16 @@ def check_limit(limit: int) -> None:
         raise InputError(f"limit must be an integer from 1 to 100, not {limit!r}")
 
 
+MAX_QUERY_CHARS = 100_000   # a question, or a whole message (as long as a message may be) to recall for
+
+
 def check_query(query: str, limit: int) -> None:
-    """A search needs words and a limit the API allows."""
+    """A search needs words (at most MAX_QUERY_CHARS) and a limit the API allows."""
     if not isinstance(query, str) or not query.strip():
         raise InputError("query is empty; pass the question or the user's message")
+    if len(query) > MAX_QUERY_CHARS:
+        raise TextTooLarge(f"query is {len(query):,} characters; recall takes at most {MAX_QUERY_CHARS:,} (the "
+                           "question, or the last message)")
     check_limit(limit)
 
 

@@ -54,6 +54,20 @@ def check_text(text: str, limit: int, what: str) -> str:
     return text
 
 
+MAX_ID_CHARS = 256   # a chat, message_id or client_ref: a name, not a payload
+
+
+def check_id(value: str | None, what: str) -> str | None:
+    """An optional identifier: a non-empty string of at most MAX_ID_CHARS characters."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise InputError(f"{what} must be a non-empty string, not {value!r}")
+    if len(value) > MAX_ID_CHARS:
+        raise InputError(f"{what} is {len(value):,} characters; an identifier holds at most {MAX_ID_CHARS}")
+    return value
+
+
 def check_role(role: str) -> str:
     if role not in ROLES:
         raise InputError(f"role must be one of {', '.join(ROLES)}, not {role!r}")
@@ -191,6 +205,8 @@ class WritePipeline:
         """Checks, and the answers that need no extraction (a non-user turn, a repeat)."""
         check_text(msg.text, self.settings.max_text_chars, "text")
         check_role(msg.role)
+        for value, what in ((msg.chat, "chat"), (msg.message_id, "message_id"), (msg.client_ref, "client_ref")):
+            check_id(value, what)
         msg.at = self.message_time(msg.at)
         if msg.role != "user":
             return AddResult(status="skipped", reason="skipped_non_user_turn")

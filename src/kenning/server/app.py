@@ -20,7 +20,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from .. import __version__
-from ..errors import InputError, KenningError
+from ..errors import InputError, KenningError, RateLimited
 from ..memory import Memory
 from .access import Api
 from .auth import Auth
@@ -29,6 +29,7 @@ from .dashboard import create_dashboard, is_page
 from .errors import body, status_of
 from .guard import Guard
 from .limits import BodyLimit
+from .rates import Rates
 from .routes import routers
 
 log = logging.getLogger("kenning.server")
@@ -78,7 +79,8 @@ def create_app(memory: Memory, auth: Auth) -> FastAPI:
     async def kenning_error(request: Request, exc: KenningError):
         if is_page(request.url.path):
             return dashboard.error(request, exc)
-        return JSONResponse(body(exc.code, str(exc)), status_code=status_of(exc))
+        headers = {"Retry-After": str(int(exc.retry_after))} if isinstance(exc, RateLimited) else None
+        return JSONResponse(body(exc.code, str(exc)), status_code=status_of(exc), headers=headers)
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError):
@@ -103,7 +105,7 @@ def create_app(memory: Memory, auth: Auth) -> FastAPI:
     for resource in routers(api):
         app.include_router(resource)
     app.add_middleware(BodyLimit, max_bytes=memory.settings.max_body_bytes)
-    app.add_middleware(Guard, auth=auth, public_docs=memory.settings.public_docs)   # outermost: refusals and security headers before anything
+    app.add_middleware(Guard, auth=auth, rates=Rates(memory.settings), public_docs=memory.settings.public_docs)   # outermost: refusals and security headers before anything
     app.mount("/static", static, name="static")
     app.include_router(router)
     return app

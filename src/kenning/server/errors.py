@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 from ..errors import (Conflict, ConfigError, EmbeddingError, ExtractionError, InputError, KenningError, MemoryAmbiguous,
-                      MemoryNoMatch, MemoryToolError, NotFound, PermissionDenied, TextTooLarge)
+                      MemoryNoMatch, MemoryToolError, NotFound, PermissionDenied, QuotaExceeded, RateLimited,
+                      TextTooLarge)
 
 
 class Unauthorized(KenningError):
@@ -20,6 +21,8 @@ STATUS = [  # most specific first
     (NotFound, 404),
     (Conflict, 409),
     (TextTooLarge, 413),
+    (RateLimited, 429),
+    (QuotaExceeded, 507),
     (UnsupportedMediaType, 415),
     (MemoryNoMatch, 422),
     (MemoryAmbiguous, 422),

@@ -12,6 +12,8 @@
   ``KENNING_PUBLIC_DOCS``) ``/docs`` and ``/openapi.json``, resolve the caller here, before any
   body is read or validated: an unauthenticated request gets 401, never a 422 that tells it about the
   route. Routes reuse the principal found here.
+- **Rates.** Each resolved caller is counted (kenning.server.rates); past its rate it gets 429 with
+  ``Retry-After``, before any work is done.
 - **Content policy.** Dashboard pages may load scripts, styles and images from this origin only, post
   forms only here, and embed nothing; API answers may load nothing at all.
 """
@@ -50,8 +52,8 @@ def policy(path: str) -> bytes:
 
 
 class Guard:
-    def __init__(self, app, auth, public_docs: bool = False):
-        self.app, self.auth, self.public_docs = app, auth, public_docs
+    def __init__(self, app, auth, rates=None, public_docs: bool = False):
+        self.app, self.auth, self.rates, self.public_docs = app, auth, rates, public_docs
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
@@ -74,6 +76,10 @@ class Guard:
                 principal = self._principal(headers, scope)
             except Unauthorized as exc:
                 return await _refuse(send, 401, exc.code, str(exc))
+            wait = await self.rates.wait(principal) if self.rates is not None and path not in DOCS else 0
+            if wait:
+                return await _refuse(send, 429, "RATE_LIMITED", f"too many requests for this tenant; retry in "
+                                     f"{wait:g} s (KENNING_RATE_LIMIT_USER / KENNING_RATE_LIMIT_KEY)", wait)
             scope.setdefault("state", {})["principal"] = principal
         security = [*HEADERS, (b"content-security-policy", policy(path))]
 
@@ -99,9 +105,11 @@ class Guard:
         return self.auth.principal(authorization, environment)
 
 
-async def _refuse(send, status: int, code: str, message: str) -> None:
+async def _refuse(send, status: int, code: str, message: str, retry_after: float | None = None) -> None:
     payload = json.dumps(body(code, message)).encode()
     extra = [(b"www-authenticate", b'Bearer realm="kenning"')] if status == 401 else []
+    if retry_after is not None:
+        extra.append((b"retry-after", str(int(retry_after)).encode()))
     await send({"type": "http.response.start", "status": status,
                 "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(payload)).encode()),
                             *extra, *HEADERS, (b"content-security-policy", API_POLICY)]})

@@ -251,14 +251,22 @@ class CoreFileStore(ABC):
     def core_list(self, scope: Scope, namespace: str) -> list[CoreFile]: ...
 
     @abstractmethod
-    def core_put(self, scope: Scope, namespace: str, path: str, content: str, op: str) -> CoreFile:
-        """Write at the next version of the path and record it in the history."""
+    def core_count(self, scope: Scope, namespace: str) -> int:
+        """How many files the namespace holds."""
 
     @abstractmethod
-    def core_delete(self, scope: Scope, namespace: str, path: str, op: str = "delete") -> None: ...
+    def core_put(self, scope: Scope, namespace: str, path: str, content: str, op: str,
+                 keep: int | None = None) -> CoreFile:
+        """Write at the next version of the path and record it in the history; with ``keep``, only the
+        newest ``keep`` versions of the path stay (version numbers still never repeat)."""
 
     @abstractmethod
-    def core_history(self, scope: Scope, namespace: str, path: str) -> list[CoreFileVersion]: ...
+    def core_delete(self, scope: Scope, namespace: str, path: str, op: str = "delete", keep: int | None = None) -> None: ...
+
+    @abstractmethod
+    def core_history(self, scope: Scope, namespace: str, path: str, limit: int | None = None, offset: int = 0,
+                     newest_first: bool = False) -> list[CoreFileVersion]:
+        """The kept versions of a path, by version (``newest_first``: the other way), a page of them."""
 
 
 class DocumentStore(ABC):

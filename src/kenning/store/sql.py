@@ -422,7 +422,17 @@ class SQLStore(Store):
                           f" ORDER BY path{self.dialect.code_point_order}", (*scope, namespace))
         return [self._core(r) for r in rows]
 
-    def core_put(self, scope: Scope, namespace: str, path: str, content: str, op: str) -> CoreFile:
+    def core_count(self, scope: Scope, namespace: str) -> int:
+        return self._read(f"SELECT count(*) AS n FROM core_files WHERE {SCOPED} AND namespace = ?",
+                          (*scope, namespace))[0]["n"]
+
+    def _prune_versions(self, scope: Scope, namespace: str, path: str, newest: int, keep: int | None) -> None:
+        if keep is not None:
+            self._write(f"DELETE FROM core_file_versions WHERE {SCOPED} AND namespace = ? AND path = ? AND version <= ?",
+                        (*scope, namespace, path, newest - keep))
+
+    def core_put(self, scope: Scope, namespace: str, path: str, content: str, op: str,
+                 keep: int | None = None) -> CoreFile:
         """Write a file at the next version of its path (versions never repeat, deletions included)."""
         now = self.dialect.dump_time(timeutil.now())
         with self.transaction(scope):
@@ -436,9 +446,10 @@ class SQLStore(Store):
             self._write("INSERT INTO core_file_versions (project, environment, dataset, namespace, path, version,"
                         " content, op, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                         (*scope, namespace, path, last + 1, content, op, now))
+            self._prune_versions(scope, namespace, path, last + 1, keep)
             return self.core_get(scope, namespace, path)
 
-    def core_delete(self, scope: Scope, namespace: str, path: str, op: str = "delete") -> None:
+    def core_delete(self, scope: Scope, namespace: str, path: str, op: str = "delete", keep: int | None = None) -> None:
         with self.transaction(scope):
             found = self.core_get(scope, namespace, path)
             if found is None:
@@ -448,10 +459,14 @@ class SQLStore(Store):
             self._write("INSERT INTO core_file_versions (project, environment, dataset, namespace, path, version,"
                         " content, op, at) VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?)",
                         (*scope, namespace, path, found.version + 1, op, self.dialect.dump_time(timeutil.now())))
+            self._prune_versions(scope, namespace, path, found.version + 1, keep)
 
-    def core_history(self, scope: Scope, namespace: str, path: str) -> list[CoreFileVersion]:
+    def core_history(self, scope: Scope, namespace: str, path: str, limit: int | None = None, offset: int = 0,
+                     newest_first: bool = False) -> list[CoreFileVersion]:
+        page = "" if limit is None else " LIMIT ? OFFSET ?"
         rows = self._read(f"SELECT * FROM core_file_versions WHERE {SCOPED} AND namespace = ? AND path = ?"
-                          " ORDER BY version", (*scope, namespace, path))
+                          f" ORDER BY version{' DESC' if newest_first else ''}{page}",
+                          (*scope, namespace, path, *(() if limit is None else (limit, offset))))
         return [CoreFileVersion(path=r["path"], namespace=r["namespace"], version=r["version"], content=r["content"],
                                 op=r["op"], at=self.dialect.load_time(r["at"])) for r in rows]
 

@@ -9,6 +9,9 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 from .render import Dashboard, PAGE, diff_lines, int_param
 
 
+HISTORY_PAGE = 50   # versions of a core file the page lists and diffs between
+
+
 def routes(d: Dashboard, router: APIRouter) -> None:
     # -- notes -------------------------------------------------------------------------------------
     @router.get("/datasets/{dataset}/notes", response_class=HTMLResponse)
@@ -37,7 +40,8 @@ def routes(d: Dashboard, router: APIRouter) -> None:
         path = params.get("path")
         versions, diff, a, b = [], [], None, None
         if path:
-            versions = m.core.history(dataset, path, namespace, **kw)
+            # the newest versions, oldest first: a page stays small however often the file changed
+            versions = m.core.history(dataset, path, namespace, HISTORY_PAGE, newest_first=True, **kw)[::-1]
             numbers = [v.version for v in versions]
             if numbers:
                 b = int_param(params.get("b"), numbers[-1], min(numbers), max(numbers), "b")

@@ -1,7 +1,7 @@
 """Core memory files: Anthropic's memory tool, and the same operations as plain routes."""
 from __future__ import annotations
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter, Depends, Query
 
 from ...errors import MemoryToolError
 from ...model import CoreFile, CoreFileVersion
@@ -72,8 +72,10 @@ def routes(api: Api) -> APIRouter:
         m.core.rename(dataset, b.old_path, b.new_path, namespace=b.namespace, **kw)
 
     @router.get("/v1/datasets/{dataset}/core/history", response_model=list[CoreFileVersion])
-    def core_history(dataset: str, path: str, namespace: str = "user", p: Principal = Depends(api.principal)):
+    def core_history(dataset: str, path: str, namespace: str = "user", limit: int = Query(100, ge=1, le=100),
+                     offset: int = Query(0, ge=0), newest_first: bool = False, p: Principal = Depends(api.principal)):
+        """A page of a file's kept versions (at most 100 a page; the newest max_core_versions are kept)."""
         m, kw = api.memory_for(p)
-        return m.core.history(dataset, path, namespace=namespace, **kw)
+        return m.core.history(dataset, path, namespace, limit, offset, newest_first, **kw)
 
     return router
