@@ -251,7 +251,8 @@ CORE_WRITER = f"""
 import sys
 from kenning import Memory, NotFound, Settings
 
-mem = Memory(sys.argv[1], embedder=None, settings=Settings(worker_threads=0))
+# every version kept (the default keeps the newest 100), so the test can check them all
+mem = Memory(sys.argv[1], embedder=None, settings=Settings(worker_threads=0, max_core_versions=10**9))
 tool = lambda **command: mem.memory_tool("sam", command)
 try:
     n = mem.core.read("sam", "{LOG}").content.count("\\n")
