@@ -6,8 +6,9 @@ server secret, binds the caller to one dataset with a role (the permission
 model of kenning.permissions); it names the key that minted it, and stops
 working when that key is revoked. Without any key configured, a server on
 loopback runs in single-user development mode: every request is the service
-principal of the default project. That is decided per request: the first key
-created ends development mode for the running server, for good.
+principal of the default project. The first key created ends development mode
+for the running server, for good, within DEV_RECHECK_SECONDS (the store is asked
+at most that often, so a request costs no store read for it).
 """
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ from ..errors import InputError
 from .errors import Unauthorized
 
 KEY_ROLES = ("service", "admin", "member")
+DEV_RECHECK_SECONDS = 1.0   # how often development mode looks for a first key
 
 
 @dataclass(frozen=True)
@@ -101,6 +103,7 @@ class Auth:
         self.store = store
         self.tokens = Tokens(secret) if secret else None
         self._dev_allowed = dev_mode
+        self._dev_checked = float("-inf")
         self.session_seconds = session_seconds
         self.project, self.environment = project, environment
         self._form_key = hashlib.sha256(b"kenning-form:" + secret.encode()).digest() if secret \
@@ -108,10 +111,13 @@ class Auth:
 
     @property
     def dev_mode(self) -> bool:
-        """Whether development mode is in force now: allowed, and no key exists yet. Once a key is seen
-        it stays off (revoking every key later does not reopen the server; restart it for that)."""
-        if self._dev_allowed and self.store.count_api_keys() > 0:
-            self._dev_allowed = False
+        """Whether development mode is in force now: allowed, and no key existed at the last look (at most
+        DEV_RECHECK_SECONDS ago). Once a key is seen it stays off (revoking every key later does not reopen
+        the server; restart it for that)."""
+        if self._dev_allowed and time.monotonic() - self._dev_checked >= DEV_RECHECK_SECONDS:
+            self._dev_checked = time.monotonic()
+            if self.store.count_api_keys() > 0:
+                self._dev_allowed = False
         return self._dev_allowed
 
     def form_token(self, credential: str | None) -> str:

@@ -31,6 +31,15 @@ from .rows import (ENTITY_COLUMNS, EPISODE_COLUMNS, FACT_COLUMNS, JOB_COLUMNS, N
 SCOPED = "project = ? AND environment = ? AND dataset = ?"
 
 
+# A new job's turn (one statement, inside its INSERT): one after its dataset's last open job, and never before
+# the front of the queue, so a dataset with nothing open goes next in line while a backlog waits its turns.
+NEXT_TURN = """(SELECT CASE WHEN m.t IS NOT NULL AND m.t + 1 > f.t THEN m.t + 1 ELSE f.t END
+    FROM (SELECT coalesce((SELECT min(turn) FROM jobs WHERE status = 'queued'),
+                          (SELECT max(turn) FROM jobs WHERE status = 'distilling'), 0) AS t) f,
+         (SELECT max(turn) AS t FROM jobs WHERE project = ? AND environment = ? AND dataset = ?
+            AND status IN ('queued', 'distilling')) m)"""
+
+
 @dataclass(frozen=True)
 class Dialect:
     name: str
@@ -89,6 +98,11 @@ class SQLStore(Store):
     @abstractmethod
     def _vector_value(self, vector: np.ndarray | None):
         """A vector as the backend's column takes it (bytes, a pgvector array)."""
+
+    def _credential_read(self, sql: str, params: tuple = ()) -> list[Mapping]:
+        """Reads of keys and sessions, which every request makes: a backend may serve them beside its
+        writers (SQLite: a second connection) rather than after them."""
+        return self._read(sql, params)
 
     def _changed(self, scope: Scope) -> None:
         """A dataset's rows changed (a backend that caches per-dataset matrices drops them)."""
@@ -203,12 +217,12 @@ class SQLStore(Store):
                       created_at=load(r["created_at"]), revoked_at=load(r["revoked_at"]) if r["revoked_at"] else None)
 
     def find_api_key(self, key_hash: str) -> ApiKey | None:
-        rows = self._read("SELECT * FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL", (key_hash,))
+        rows = self._credential_read("SELECT * FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL", (key_hash,))
         return self._key(rows[0]) if rows else None
 
     def api_key_live(self, key_id: str) -> bool:
-        return bool(self._read(f"SELECT 1 AS one FROM api_keys WHERE substr(key_hash, 1, {KEY_ID_CHARS}) = ?"
-                               " AND revoked_at IS NULL", (key_id,)))
+        return bool(self._credential_read(f"SELECT 1 AS one FROM api_keys WHERE substr(key_hash, 1, {KEY_ID_CHARS})"
+                                          " = ? AND revoked_at IS NULL", (key_id,)))
 
     def list_api_keys(self, project: str | None = None, include_revoked: bool = False) -> list[ApiKey]:
         where = ["1 = 1"] + ([] if include_revoked else ["revoked_at IS NULL"]) + \
@@ -224,7 +238,7 @@ class SQLStore(Store):
                             *(() if project is None else (project,)))) > 0
 
     def count_api_keys(self) -> int:
-        return self._read("SELECT count(*) AS n FROM api_keys WHERE revoked_at IS NULL")[0]["n"]
+        return self._credential_read("SELECT count(*) AS n FROM api_keys WHERE revoked_at IS NULL")[0]["n"]
 
     def put_session(self, session_hash: str, principal: dict, key_id: str | None, expires_at: datetime) -> None:
         now = self.dialect.dump_time(timeutil.now())
@@ -234,7 +248,7 @@ class SQLStore(Store):
                     (session_hash, self.dialect.dump_json(principal), key_id, now, self.dialect.dump_time(expires_at)))
 
     def find_session(self, session_hash: str) -> tuple[dict, str | None] | None:
-        rows = self._read("SELECT principal, key_id FROM sessions WHERE session_hash = ? AND expires_at > ?",
+        rows = self._credential_read("SELECT principal, key_id FROM sessions WHERE session_hash = ? AND expires_at > ?",
                           (session_hash, self.dialect.dump_time(timeutil.now())))
         return (self.dialect.load_json(rows[0]["principal"]), rows[0]["key_id"]) if rows else None
 
@@ -363,19 +377,10 @@ class SQLStore(Store):
                        "temporary": job.temporary, "message_id": job.message_id}
             dump = self.dialect.dump_time
             self._write("INSERT INTO jobs (job_id, project, environment, dataset, client_ref, payload, status,"
-                        " created_at, updated_at, turn) VALUES (?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?)",
+                        f" created_at, updated_at, turn) VALUES (?, ?, ?, ?, ?, ?, 'queued', ?, ?, {NEXT_TURN})",
                         (job.request_id, *job.scope, job.client_ref, self.dialect.dump_json(payload),
-                         dump(job.created_at), dump(job.updated_at), self._turn(job.scope)))
+                         dump(job.created_at), dump(job.updated_at), *job.scope))
         return job, True
-
-    def _turn(self, scope: Scope) -> int:
-        """A new job's turn: one after its dataset's last open job, and never before the front of the queue,
-        so a dataset with nothing open goes next in line while a backlog waits its turns."""
-        front = self._read("SELECT coalesce((SELECT min(turn) FROM jobs WHERE status = 'queued'),"
-                           " (SELECT max(turn) FROM jobs WHERE status = 'distilling'), 0) AS t")[0]["t"]
-        mine = self._read(f"SELECT max(turn) AS t FROM jobs WHERE {SCOPED} AND status IN ('queued', 'distilling')",
-                          tuple(scope))[0]["t"]
-        return int(front) if mine is None else max(int(front), int(mine) + 1)
 
     def finish(self, request_id: str, worker: str, result: dict | None, error: str | None = None) -> None:
         """Mark a job done (or failed); refuses unless ``worker`` still holds its lease, so work a

@@ -321,11 +321,20 @@ class SQLiteStore(SQLStore):
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute("PRAGMA busy_timeout=30000")
             self._migrate()
+        # Every request reads a key, a session or the key count; a second connection serves those reads
+        # beside a writer's transaction (WAL) instead of queueing behind it. An in-memory store has one.
+        self._side, self._side_lock = None, threading.Lock()
+        if self.path != ":memory:":
+            self._side = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=30.0)
+            self._side.row_factory = sqlite3.Row
 
     # -- lifecycle -------------------------------------------------------------
     def close(self) -> None:
         with self._lock:
             self._db.close()
+        if self._side is not None:
+            with self._side_lock:
+                self._side.close()
 
     def _migrate(self) -> None:
         self._migrated_now: list[str] = []
@@ -391,6 +400,15 @@ class SQLiteStore(SQLStore):
 
     def _read(self, sql: str, params: tuple = ()) -> list[sqlite3.Row]:
         return self._execute(sql, params, True)
+
+    def _credential_read(self, sql: str, params: tuple = ()) -> list[sqlite3.Row]:
+        if self._side is None:
+            return self._read(sql, params)
+        with self._side_lock:
+            try:
+                return self._side.execute(sql, params).fetchall()
+            except sqlite3.Error as exc:
+                raise StoreError(f"SQLite error on {self.path}: {exc}") from exc
 
     def _write(self, sql: str, params: tuple = ()) -> int:
         return self._execute(sql, params, False)
