@@ -264,3 +264,22 @@ def test_concurrent_writers_on_one_file_store_one_fact(local_embedder, store_url
     finally:
         first.close()
         second.close()
+
+
+def test_a_dataset_stores_at_most_its_quota(new_memory):
+    """Issue 16, item 10: one user token grew the database 18 MB in 1.4 s."""
+    from kenning import QuotaExceeded, Settings
+
+    m = new_memory(embedder=None, settings=Settings(max_dataset_chars=5_000, worker_threads=0))
+    m.notes.save("sam", "n" * 3_000)
+    for write in (lambda: m.notes.save("sam", "m" * 3_000), lambda: m.add("I live in " + "x" * 2_990, "sam"),
+                  lambda: m.add_turn("sam", "user", "t" * 3_000), lambda: m.messages.index("sam", "i" * 3_000),
+                  lambda: m.core.write("sam", "/memories/a.md", "c" * 3_000)):
+        with pytest.raises(QuotaExceeded, match="the quota is 5,000"):
+            write()
+    m.notes.save("alex", "m" * 3_000)                          # each dataset has its own quota
+    m.notes.forget("sam", m.notes.list("sam")[0].note_id)       # forgotten notes still count: they stay in history
+    with pytest.raises(QuotaExceeded):
+        m.notes.save("sam", "m" * 3_000)
+    m.delete_dataset("sam")                                     # erasing frees it
+    m.notes.save("sam", "m" * 3_000)

@@ -33,6 +33,8 @@ class Settings(BaseModel):
     max_open_jobs: int = Field(1_000, gt=0)        # turns one dataset may have waiting; more get 429
     max_core_versions: int = Field(100, gt=0)      # versions kept per core file (the newest)
     max_core_files: int = Field(1_000, gt=0)       # core files per dataset namespace
+    max_dataset_chars: int = Field(200_000_000, gt=0)   # characters one dataset stores (messages, notes, facts,
+                                                        # core-file versions, turns); more get 507
     rate_limit_user: str = "1200/minute"           # requests per user token's dataset (limits' notation)
     rate_limit_key: str = "12000/minute"           # requests per API key's project
     rate_limit_storage: str = "async+memory://"    # per process; "async+redis://host" shares them across servers
@@ -81,7 +83,7 @@ class Settings(BaseModel):
                      "predicate_threshold", "retrieval_floor", "context_budget_chars", "context_budget_unit", "onnx_threads",
                      "worker_threads", "worker_batch", "job_lease_seconds", "extract_budget_seconds",
                      "token_seconds", "token_max_seconds", "session_seconds",
-                     "max_note_chars", "note_dedupe_threshold", "max_notes_per_call", "max_core_chars", "max_render", "max_body_bytes", "max_import_bytes", "public_docs", "max_open_jobs", "max_core_versions", "max_core_files",
+                     "max_note_chars", "note_dedupe_threshold", "max_notes_per_call", "max_core_chars", "max_render", "max_body_bytes", "max_import_bytes", "public_docs", "max_open_jobs", "max_core_versions", "max_core_files", "max_dataset_chars",
                      "rate_limit_user", "rate_limit_key", "rate_limit_storage", "permission_read", "permission_admin", "llm_base_url", "llm_model", "llm_api_key",
                      "llm_timeout", "llm_max_tokens", "llm_response_format", "llm_instructions",
                      "anthropic_base_url", "anthropic_api_key", "anthropic_model"):

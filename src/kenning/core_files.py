@@ -24,6 +24,7 @@ from .errors import (InputError, KenningError, MemoryAmbiguous, MemoryConflict, 
 from .model import CoreFile, CoreFileVersion, Scope
 from .notes import ORGANIZATION, check_namespace, home_scope
 from .services import check_page
+from .write import check_room
 
 if TYPE_CHECKING:
     from .services import Services
@@ -296,6 +297,7 @@ class Core:
         files = {f.path for f in self._s.store.core_list(scope, ns)}
         if any(f.startswith(path + "/") for f in files):
             raise MemoryToolError(_say("is_dir", path=path))
+        check_room(self._s.store, self._s.settings, scope, len(text))
         if path not in files and len(files) >= self._s.settings.max_core_files:
             raise QuotaExceeded(TEXTS["quota"].format(path=path, limit=self._s.settings.max_core_files))
         parent = posixpath.dirname(path)
@@ -378,6 +380,7 @@ class Core:
             if len(text) > self._s.settings.max_core_chars:
                 raise TextTooLarge(f"{path} would hold {len(text):,} characters; the limit (max_content) is "
                                    f"{self._s.settings.max_core_chars:,}")
+            check_room(self._s.store, self._s.settings, scope, len(text))
             return self._s.store.core_put(scope, ns, path, text, "str_replace", keep=self._keep)
 
     def insert(self, dataset: str, path: str, line: int, text: str, namespace: str = "user", *,

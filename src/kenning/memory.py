@@ -24,7 +24,7 @@ from .notes import Notes
 from .core_files import Core
 from .documents import Documents
 from .services import Services, check_page, check_query
-from .write import EMBED_PREFIX_CHARS, WritePipeline, check_id, check_role, check_text
+from .write import EMBED_PREFIX_CHARS, WritePipeline, check_id, check_role, check_room, check_text
 from . import transfer
 
 @functools.lru_cache(maxsize=4)
@@ -154,6 +154,7 @@ class Memory:
         when = self.services.writer.message_time(at)
         if role != "user":
             return Receipt(status="skipped", reason="skipped_non_user_turn")
+        check_room(self.store, self.settings, scope, len(content))
         waiting = self.store.count_jobs(("queued", "distilling"), *scope)
         if waiting >= self.settings.max_open_jobs:
             raise RateLimited(f"dataset {scope.dataset!r} has {waiting:,} turns waiting (the limit is "

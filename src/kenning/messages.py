@@ -13,7 +13,7 @@ from . import timeutil
 from .errors import Conflict, NotFound
 from .model import Episode, MessageHit
 from .recall import message_hit
-from .write import check_id, check_role, check_text, message_context, message_embed_text
+from .write import check_id, check_role, check_room, check_text, message_context, message_embed_text
 from .services import check_query
 
 if TYPE_CHECKING:
@@ -33,6 +33,7 @@ class Messages:
         check_role(role)
         check_id(chat, "chat")
         check_id(message_id, "message_id")
+        check_room(self._s.store, self._s.settings, scope, len(content))
         when = self._s.writer.message_time(at)
         if temporary:
             return None

@@ -21,7 +21,7 @@ from . import predicates as preds
 from . import timeutil
 from .config import Settings
 from .embed.base import Embedder
-from .errors import Conflict, DuplicateFact, EmptyText, InputError, InvalidTime, TextTooLarge
+from .errors import Conflict, DuplicateFact, EmptyText, InputError, InvalidTime, QuotaExceeded, TextTooLarge
 from .extract.base import Candidate, Extractor
 from .model import ENTITY_TYPES, FACT_KINDS, MAX_OBJECT_CHARS, AddResult, Entity, Episode, Fact, Scope
 from .store.base import Store
@@ -52,6 +52,15 @@ def check_text(text: str, limit: int, what: str) -> str:
         raise InputError(f"{what} holds an unpaired surrogate (U+{ord(text[exc.start]):04X} at {exc.start}); "
                          "pass valid Unicode") from None
     return text
+
+
+def check_room(store: Store, settings: Settings, scope: Scope, chars: int) -> None:
+    """A dataset's storage quota: refuse a write that would take it past ``max_dataset_chars``."""
+    used = store.usage(scope)
+    if used + chars > settings.max_dataset_chars:
+        raise QuotaExceeded(f"dataset {scope.dataset!r} stores {used:,} characters and this write adds {chars:,}; "
+                            f"the quota is {settings.max_dataset_chars:,} (KENNING_MAX_DATASET_CHARS): forget or "
+                            "delete some memories first")
 
 
 MAX_ID_CHARS = 256   # a chat, message_id or client_ref: a name, not a payload
@@ -205,6 +214,7 @@ class WritePipeline:
         """Checks, and the answers that need no extraction (a non-user turn, a repeat)."""
         check_text(msg.text, self.settings.max_text_chars, "text")
         check_role(msg.role)
+        check_room(self.store, self.settings, msg.scope, len(msg.text))
         for value, what in ((msg.chat, "chat"), (msg.message_id, "message_id"), (msg.client_ref, "client_ref")):
             check_id(value, what)
         msg.at = self.message_time(msg.at)

@@ -506,6 +506,23 @@ def test_datasets_list_with_counts_and_erase_one(store):
     assert ids(store) != set()
 
 
+def test_usage_counts_the_characters_a_dataset_stores(store):
+    """Kept by triggers as rows come and go: the storage quota reads one row."""
+    assert store.usage(SAM) == 0
+    put(store, make_fact())                                     # text + source quote
+    fact_chars = store.usage(SAM)
+    assert fact_chars > 0 and store.usage(ALEX) == 0
+    store.insert_note(SAM, Note(note_id="n1", text="x" * 1000, created_at=NOW), None)
+    assert store.usage(SAM) == fact_chars + 1000
+    store.core_put(SAM, "user", "/memories/a.md", "y" * 500, "create")
+    store.core_put(SAM, "user", "/memories/a.md", "z" * 200, "write", keep=1)   # the first version is pruned
+    assert store.usage(SAM) == fact_chars + 1000 + 200
+    store.enqueue(job(content="I live in Berlin."))
+    assert store.usage(SAM) > fact_chars + 1200
+    store.delete_dataset(SAM)
+    assert store.usage(SAM) == 0
+
+
 def test_api_keys_are_found_by_hash_listed_and_revoked_by_id(store):
     assert store.count_api_keys() == 0
     h1, h2, h3 = ("a" * 64), ("b" * 64), ("c" * 64)

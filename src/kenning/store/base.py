@@ -339,6 +339,10 @@ class DatasetStore(ABC):
         """Datasets holding anything, by name (``q``: a substring of the name), with their counts."""
 
     @abstractmethod
+    def usage(self, scope: Scope) -> int:
+        """Characters the dataset stores (messages, notes, facts, core-file versions, jobs), for quotas."""
+
+    @abstractmethod
     def delete_dataset(self, scope: Scope) -> dict[str, int]:
         """Erase every row of one dataset in one transaction; the rows removed, per table."""
 

@@ -219,8 +219,40 @@ def m007_fair_turns(conn) -> None:
     """)
 
 
+# What a dataset stores, in characters, per table: kept current by triggers, so a quota check reads one row.
+USAGE_COLUMNS = {"episodes": "length(#.content)", "notes": "length(#.text)",
+                 "facts": "length(#.text) + length(#.source_quote)",
+                 "core_file_versions": "coalesce(length(#.content), 0)", "jobs": "length(#.payload::text)"}
+
+
+def m008_usage(conn) -> None:
+    """Characters stored per dataset, for storage quotas (one row read per check, not a scan)."""
+    everything = " UNION ALL ".join(f"SELECT project, environment, dataset, {size.replace('#', t)} AS n FROM {t}"
+                                    for t, size in USAGE_COLUMNS.items())
+    conn.execute(f"""
+    CREATE TABLE usage (project text NOT NULL, environment text NOT NULL, dataset text NOT NULL,
+        chars bigint NOT NULL DEFAULT 0, PRIMARY KEY (project, environment, dataset));
+    INSERT INTO usage SELECT project, environment, dataset, sum(n) FROM ({everything}) u GROUP BY 1, 2, 3;
+    """)
+    for table, size in USAGE_COLUMNS.items():
+        conn.execute(f"""
+        CREATE FUNCTION usage_{table}() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            IF TG_OP = 'INSERT' THEN
+                INSERT INTO usage AS u VALUES (NEW.project, NEW.environment, NEW.dataset, {size.replace('#', 'NEW')})
+                ON CONFLICT (project, environment, dataset) DO UPDATE SET chars = u.chars + excluded.chars;
+            ELSE
+                UPDATE usage SET chars = chars - ({size.replace('#', 'OLD')})
+                WHERE project = OLD.project AND environment = OLD.environment AND dataset = OLD.dataset;
+            END IF;
+            RETURN NULL;
+        END $$;
+        CREATE TRIGGER usage_{table} AFTER INSERT OR DELETE ON {table} FOR EACH ROW EXECUTE FUNCTION usage_{table}();
+        """)
+
+
 MIGRATIONS = [m001_initial, m002_notes, m003_jobs, m004_core_files_and_documents, m005_api_keys, m006_sessions,
-              m007_fair_turns]
+              m007_fair_turns, m008_usage]
 
 
 def redact(url: str) -> str:

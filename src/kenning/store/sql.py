@@ -358,9 +358,14 @@ class SQLStore(Store):
         return done
 
     # -- datasets --------------------------------------------------------------------------------
+    def usage(self, scope: Scope) -> int:
+        rows = self._read(f"SELECT chars FROM usage WHERE {SCOPED}", tuple(scope))
+        return int(rows[0]["chars"]) if rows else 0
+
     def delete_dataset(self, scope: Scope) -> dict[str, int]:
         with self.transaction(scope):
             counts = {table: self._write(f"DELETE FROM {table} WHERE {SCOPED}", tuple(scope)) for table in DATASET_ROWS}
+            self._write(f"DELETE FROM usage WHERE {SCOPED}", tuple(scope))
         self._changed(scope)
         return counts
 

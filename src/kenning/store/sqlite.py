@@ -240,8 +240,35 @@ def m008_fair_turns(db: sqlite3.Connection) -> None:
     """)
 
 
+# What a dataset stores, in characters, per table: kept current by triggers, so a quota check reads one row.
+USAGE_COLUMNS = {"episodes": "length(#.content)", "notes": "length(#.text)",
+                 "facts": "length(#.text) + length(#.source_quote)",
+                 "core_file_versions": "coalesce(length(#.content), 0)", "jobs": "length(#.payload)"}
+
+
+def m009_usage(db: sqlite3.Connection) -> None:
+    """Characters stored per dataset, for storage quotas (one row read per check, not a scan)."""
+    triggers = "".join(f"""
+    CREATE TRIGGER usage_{table}_ai AFTER INSERT ON {table} BEGIN
+        INSERT INTO usage VALUES (new.project, new.environment, new.dataset, {size.replace('#', 'new')})
+        ON CONFLICT (project, environment, dataset) DO UPDATE SET chars = chars + excluded.chars;
+    END;
+    CREATE TRIGGER usage_{table}_ad AFTER DELETE ON {table} BEGIN
+        UPDATE usage SET chars = chars - ({size.replace('#', 'old')})
+        WHERE project = old.project AND environment = old.environment AND dataset = old.dataset;
+    END;""" for table, size in USAGE_COLUMNS.items())
+    everything = " UNION ALL ".join(f"SELECT project, environment, dataset, {size.replace('#', t)} AS n FROM {t}"
+                                    for t, size in USAGE_COLUMNS.items())
+    _script(db, f"""
+    CREATE TABLE usage (project TEXT NOT NULL, environment TEXT NOT NULL, dataset TEXT NOT NULL,
+        chars INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (project, environment, dataset));
+    INSERT INTO usage SELECT project, environment, dataset, sum(n) FROM ({everything}) GROUP BY 1, 2, 3;
+    {triggers}
+    """)
+
+
 MIGRATIONS = [m001_initial, m002_messages_and_notes, m003_jobs, m004_core_files_and_documents, m005_api_keys,
-              m006_scoped_fts_deletes, m007_sessions, m008_fair_turns]
+              m006_scoped_fts_deletes, m007_sessions, m008_fair_turns, m009_usage]
 EMBED_PREFIX_CHARS = 2000  # the model reads 256 tokens; never tokenise a 100k-character text whole
 
 
