@@ -295,3 +295,26 @@ def test_context_dates_an_event_by_the_day_it_happened(mem):
     mem.add("I ran my first 10k last weekend.", dataset="sam", at="2026-05-14T18:00:00Z")
     context = mem.recall("What race did the user run?", dataset="sam").context
     assert "- ran: first 10k (on 2026-05-09)" in context, context
+
+
+@pytest.mark.parametrize("query, expected", [
+    ("Where does the user live?", "Where do I live?"),
+    ("What is the user's city?", "What is my city?"),
+    ("Is the user vegetarian?", "am I vegetarian?"),
+    ("Tell me about the user", "Tell me about me"),
+    ("Where did Caroline go?", "Where did Caroline go?"),      # no user named: the same text
+])
+def test_first_person_reads_the_question_as_the_person_wrote(query, expected):
+    from kenning.recall import first_person
+
+    assert first_person(query) == expected
+
+
+def test_a_note_in_the_first_person_answers_a_question_about_the_user(mem):
+    """Issue 17, item 4: with only this note saved, "Where does the user live?" found nothing (the note's
+    cosine to the third-person question fell under the floor), while "where do I live" found it."""
+    mem.notes.save("sam", "I live in Lisbon and I take my coffee black.")
+    mem.messages.index("alex", "I live in Lisbon and I take my coffee black.")
+    for dataset, kind in (("sam", "note"), ("alex", "message")):
+        items = mem.recall("Where does the user live?", dataset).items
+        assert [i.kind for i in items][:1] == [kind], dataset

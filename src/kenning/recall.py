@@ -85,6 +85,26 @@ DENSE = Preset("dense", {("fact", "vector"): 1.0, ("message", "vector"): 1.0, ("
 PRESETS = {p.name: p for p in (HYBRID, DENSE)}
 
 
+# "the user" as an assistant asks about the person, in the first person the person wrote their notes and
+# messages in: "Where does the user live?" reads like "Where do I live?" to an embedder, not like "I live…".
+_FIRST_PERSON = [
+    (re.compile(r"\b(?:the\s+)?user's\b", re.I), lambda m: "my"),
+    (re.compile(r"\b(does|did)\s+the\s+user\b", re.I), lambda m: "do I" if m.group(1).lower() == "does" else "did I"),
+    (re.compile(r"\bis\s+the\s+user\b", re.I), lambda m: "am I"),
+    (re.compile(r"\bhas\s+the\s+user\b", re.I), lambda m: "have I"),
+    (re.compile(r"\b(was|can|could|will|would|should)\s+the\s+user\b", re.I), lambda m: f"{m.group(1)} I"),
+    (re.compile(r"\b(about|for|to|with|of|tell|know|remind|help|ask)\s+the\s+user\b", re.I), lambda m: f"{m.group(1)} me"),
+    (re.compile(r"\bthe\s+user\b", re.I), lambda m: "I"),
+]
+
+
+def first_person(query: str) -> str:
+    """The query with "the user" put in the first person (the same text when it names no user)."""
+    for pattern, repl in _FIRST_PERSON:
+        query = pattern.sub(repl, query)
+    return query
+
+
 def query_terms(query: str) -> str:
     words = [w for w in re.findall(r"\w+", query.lower()) if w not in STOPWORDS]
     return " ".join(list(dict.fromkeys(words))[:MAX_QUERY_TERMS])
@@ -123,7 +143,9 @@ class Recaller:
     def rank(self, scope: Scope, query: str, kinds=("fact", "note", "message"), at: datetime | None = None,
              exclude_chat: str | None = None, namespaces: list[str] | None = None):
         at = at or timeutil.now()
-        qvec = self.embed_query(query)
+        # Notes and messages are the person's own words, and facts read "user lives in …": the question
+        # is embedded once, in the first person ("Where do I live?"), which meets both.
+        qvec = self.embed_query(first_person(query))
         terms = query_terms(query)
         depth = self.preset.depth
         reads: dict[tuple[str, str], Callable[[], list[tuple[str, float]]]] = {}
