@@ -21,6 +21,7 @@ data as JSON text, for clients that read only text.
 
 Built on the official ``mcp`` SDK, 2.x (``MCPServer``, which 1.x called ``FastMCP``).
 """
+import hmac
 import json
 import os
 import sys
@@ -30,12 +31,14 @@ from urllib.parse import urlsplit
 from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field
+from starlette.responses import JSONResponse
 
 from . import __version__
 from .errors import KenningError, MemoryToolError, NotFound
 from .memory import Memory
 from .model import FactPage, Note
 from .notes import check_namespace
+from .server.errors import Unauthorized
 
 COMMANDS = ("view", "create", "str_replace", "insert", "delete", "rename")
 DEFAULT_PORT = 8421
@@ -185,8 +188,6 @@ class BearerGate:
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
-        from starlette.responses import JSONResponse
-
         headers = {k.lower(): v.decode("latin-1") for k, v in scope.get("headers") or ()}
         host, origin = headers.get(b"host", ""), headers.get(b"origin")
         if origin is not None and urlsplit(origin).netloc.lower() != host.lower():
@@ -202,10 +203,6 @@ class BearerGate:
         return await self.app(scope, receive, send)
 
     def _refusal(self, authorization: str) -> tuple[int, str, str] | None:
-        import hmac
-
-        from .server.errors import Unauthorized
-
         scheme, _, credential = authorization.partition(" ")
         if scheme.lower() != "bearer" or not credential:
             return 401, "UNAUTHORIZED", "send Authorization: Bearer <service key, user token or the printed token>"

@@ -20,8 +20,10 @@
 from __future__ import annotations
 
 import json
+from http.cookies import SimpleCookie
 from urllib.parse import urlsplit
 
+from .dashboard.render import COOKIE, is_page
 from .errors import Unauthorized, body
 
 LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
@@ -44,8 +46,6 @@ def host_name(host: str) -> str:
 
 
 def policy(path: str) -> bytes:
-    from .dashboard import is_page   # the dashboard knows its own paths
-
     if path in DOCS:
         return DOCS_POLICY
     return PAGE_POLICY if is_page(path) or path.startswith("/static/") else API_POLICY
@@ -95,10 +95,6 @@ class Guard:
         session, else development mode."""
         authorization, environment = headers.get(b"authorization"), headers.get(b"x-kenning-environment")
         if authorization is None and scope["path"] in DOCS:
-            from http.cookies import SimpleCookie
-
-            from .dashboard.render import COOKIE
-
             jar = SimpleCookie(headers.get(b"cookie", ""))
             if COOKIE in jar:
                 return self.auth.session(jar[COOKIE].value, environment)

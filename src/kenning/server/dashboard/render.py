@@ -115,12 +115,7 @@ class Dashboard:
 
     async def form(self, request: Request) -> dict[str, str]:
         """A posted form, after the same-origin and form-token checks every change must pass."""
-        origin = request.headers.get("origin") or request.headers.get("referer")
-        if origin:
-            there, here = urlsplit(origin).netloc, request.headers.get("host", "")
-            if there != here:
-                raise PermissionDenied(f"a dashboard form must be sent from this site, not from {there!r}",
-                                       "same-origin")
+        same_origin(request, "a dashboard form must be sent from this site")
         raw = (await request.body()).decode("utf-8", "replace")
         data = {key: values[-1] for key, values in parse_qs(raw, keep_blank_values=True).items()}
         expected = self.auth.form_token(self.credential(request))
@@ -144,6 +139,13 @@ class Dashboard:
         if isinstance(exc, Unauthorized) and request.method == "GET":
             return RedirectResponse(f"/login?{urlencode({'next': str(request.url.path)})}", status_code=303)
         return self.render(request, "error.html", http_status=status_of(exc), code=exc.code, message=str(exc))
+
+
+def same_origin(request: Request, refusal: str) -> None:
+    """Refuse a form posted from another site (its Origin, or failing that its Referer, names another host)."""
+    origin = request.headers.get("origin") or request.headers.get("referer")
+    if origin and urlsplit(origin).netloc != request.headers.get("host", ""):
+        raise PermissionDenied(f"{refusal}, not from {urlsplit(origin).netloc!r}", "same-origin")
 
 
 def local_target(target: str | None) -> str:

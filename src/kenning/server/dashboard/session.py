@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import hmac
 import secrets
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 
 from ...errors import PermissionDenied
 from ..errors import Unauthorized
-from .render import COOKIE, Dashboard, local_target
+from .render import COOKIE, Dashboard, local_target, same_origin
 
 LOGIN_COOKIE = "kenning_login"
 
@@ -36,9 +36,7 @@ def routes(d: Dashboard, router: APIRouter) -> None:
 
     @router.post("/login")
     async def login(request: Request):
-        origin = request.headers.get("origin") or request.headers.get("referer")
-        if origin and urlsplit(origin).netloc != request.headers.get("host", ""):
-            raise PermissionDenied("sign in from this site's own sign-in page", "same-origin")
+        same_origin(request, "sign in from this site's own sign-in page")
         raw = (await request.body()).decode("utf-8", "replace")
         data = {key: values[-1] for key, values in parse_qs(raw).items()}
         nonce = request.cookies.get(LOGIN_COOKIE, "")
