@@ -134,7 +134,7 @@ def test_export_holds_every_row_and_its_history(source):
     assert "corola hybrid" in car["aliases"]
     assert {r["client_ref"] for r in rows["ingest"]} == {"turn-1", "turn-2"}
     (reply,) = [e for e in rows["episode"] if e["role"] == "assistant"]
-    assert reply["context"] == "I'm moving to Paris next month." and reply["embed_text"] == reply["content"]
+    assert reply["context"].endswith(" I'm moving to Paris next month.") and reply["embed_text"] == reply["content"]
 
     notes = {n["text"]: n for n in rows["note"]}
     berlin_note = notes["Works in the Berlin office"]

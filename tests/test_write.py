@@ -348,12 +348,21 @@ def test_client_ref_of_a_message_without_facts_is_remembered(mem):
 
 
 @pytest.mark.parametrize("role", ["assistant", "system", "tool"])
-def test_non_user_turns_are_skipped(mem, role):
+def test_non_user_turns_are_kept_as_messages_but_never_mined(mem, role):
     r = mem.add("You live in Porto, I love it.", "sam", role=role, message_id="m-a")
     assert r.status == "skipped" and r.reason == "skipped_non_user_turn"
-    assert r.memory_ids == [] and r.candidates_extracted == 0
+    assert r.memory_ids == [] and r.candidates_extracted == 0 and r.episode_id == "m-a"
     assert history(mem, "sam") == []
-    assert mem.store.get_episode(sc("sam"), "m-a") is None
+    kept = mem.store.get_episode(sc("sam"), "m-a")
+    assert (kept.role, kept.content) == (role, "You live in Porto, I love it.")
+    again = mem.add("You live in Porto, I love it.", "sam", role=role, message_id="m-a")
+    assert again.reason == "skipped_non_user_turn" and history(mem, "sam") == []
+
+
+def test_a_temporary_chat_keeps_no_assistant_turn(mem):
+    r = mem.add("You live in Porto.", "sam", role="assistant", message_id="m-t", temporary=True)
+    assert r.reason == "skipped_non_user_turn" and r.episode_id is None
+    assert mem.store.get_episode(sc("sam"), "m-t") is None
 
 
 def test_default_time_is_now(mem, now):

@@ -153,7 +153,11 @@ class Memory:
             check_id(value, what)
         when = self.services.writer.message_time(at)
         if role != "user":
-            return Receipt(status="skipped", reason="skipped_non_user_turn")
+            # Not mined, so nothing to wait for: kept as a message now (what the assistant said or
+            # promised can be recalled), answered at once like a repeat.
+            done = self.services.writer.add(scope, content, at=when, role=role, client_ref=client_ref,
+                                            chat=chat or thread, message_id=message_id, temporary=temporary)
+            return Receipt(status="skipped", reason=done.reason, result=done)
         check_room(self.store, self.settings, scope, len(content))
         waiting = self.store.count_jobs(("queued", "distilling"), *scope)
         if waiting >= self.settings.max_open_jobs:

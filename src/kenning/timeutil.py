@@ -38,3 +38,13 @@ def dump(value: datetime | None) -> str | None:
 
 def load(text: str | None) -> datetime | None:
     return None if text is None else datetime.fromisoformat(text)  # 3.11 reads the trailing Z
+
+
+WEEKDAYS = "monday tuesday wednesday thursday friday saturday sunday".split()
+MONTHS = "january february march april may june july august september october november december".split()
+
+
+def date_words(at: datetime) -> str:
+    """A day in words, in English whatever the locale (``sunday 7 may 2023``): what keyword
+    search can match a question's "in May 2023" or "on a Sunday" against."""
+    return f"{WEEKDAYS[at.weekday()]} {at.day} {MONTHS[at.month - 1]} {at.year}"

@@ -84,9 +84,11 @@ def check_role(role: str) -> str:
 
 
 def message_context(store: Store, scope: Scope, chat: str | None, at: datetime) -> str:
-    """The end of the previous message in the chat: a reply is understood with what it answers."""
+    """What keyword search reads beside a message: the day it was said ("what did I do in May
+    2023" finds it), then the end of the previous message in the chat (a reply is understood with
+    what it answers)."""
     previous = store.previous_message(scope, chat, at)
-    return previous.content[-CONTEXT_CHARS:] if previous is not None else ""
+    return f"{timeutil.date_words(at)} {previous.content[-CONTEXT_CHARS:] if previous is not None else ''}".rstrip()
 
 
 def message_embed_text(text: str) -> str:
@@ -159,8 +161,9 @@ class WritePipeline:
         early = self._accept(msg)
         if early is not None:
             return early
-        msg.candidates = self.extractor.extract(text, at=msg.at, context=self._context(scope, chat, msg.at),
-                                                known_entities=self._known_entities(scope))
+        if msg.role == "user":
+            msg.candidates = self.extractor.extract(text, at=msg.at, context=self._context(scope, chat, msg.at),
+                                                    known_entities=self._known_entities(scope))
         self._plan(msg)
         return self._commit(msg, self._prefetch(scope, msg.plans, msg.message_text))
 
@@ -181,19 +184,20 @@ class WritePipeline:
             else:
                 todo.append(i)
         batched = hasattr(self.extractor, "extract_many") and not self.extractor.wants_context
-        if batched and todo:
+        mined = [i for i in todo if messages[i].role == "user"]
+        if batched and mined:
             try:
-                found = self.extractor.extract_many([messages[i].text for i in todo], at=[messages[i].at for i in todo])
+                found = self.extractor.extract_many([messages[i].text for i in mined], at=[messages[i].at for i in mined])
             except Exception:  # noqa: BLE001 - retried one by one below, where each error is its own
                 batched = False
             else:
-                for i, cands in zip(todo, found):
+                for i, cands in zip(mined, found):
                     messages[i].candidates = cands
         texts: set[str] = set()
         for i in todo:
             msg = messages[i]
             try:
-                if not batched:
+                if not batched and msg.role == "user":
                     msg.candidates = self.extractor.extract(
                         msg.text, at=msg.at, context=self._context(msg.scope, msg.chat, msg.at),
                         known_entities=self._known_entities(msg.scope))
@@ -218,7 +222,7 @@ class WritePipeline:
         for value, what in ((msg.chat, "chat"), (msg.message_id, "message_id"), (msg.client_ref, "client_ref")):
             check_id(value, what)
         msg.at = self.message_time(msg.at)
-        if msg.role != "user":
+        if msg.role != "user" and msg.temporary:
             return AddResult(status="skipped", reason="skipped_non_user_turn")
         if msg.client_ref is not None:
             earlier = self.store.get_ingest(msg.scope, msg.client_ref)
@@ -255,6 +259,8 @@ class WritePipeline:
             for plan in plans:
                 self._decide(scope, plan, at, episode_id if not msg.temporary else None, vectors)
             self._fill(result, plans)
+            if msg.role != "user":  # kept as a message for recall, never mined: the person did not say it
+                result.reason = "skipped_non_user_turn"
             if msg.client_ref is not None:
                 self.store.record_ingest(scope, msg.client_ref, {
                     "memory_ids": result.memory_ids, "episode_id": episode_id}, at)

@@ -251,8 +251,15 @@ def m008_usage(conn) -> None:
         """)
 
 
+def m009_dated_messages(conn) -> None:
+    """Messages kept before this release get the day they were said in their keyword text, as new
+    ones do (``write.message_context``: ``sunday 7 may 2023``); the generated tsvector follows."""
+    conn.execute("UPDATE episodes SET context = rtrim(lower(to_char(at AT TIME ZONE 'UTC', 'FMDay FMDD FMMonth YYYY'))"
+                 " || ' ' || context)")
+
+
 MIGRATIONS = [m001_initial, m002_notes, m003_jobs, m004_core_files_and_documents, m005_api_keys, m006_sessions,
-              m007_fair_turns, m008_usage]
+              m007_fair_turns, m008_usage, m009_dated_messages]
 
 
 def redact(url: str) -> str:

@@ -267,8 +267,22 @@ def m009_usage(db: sqlite3.Connection) -> None:
     """)
 
 
+def m010_dated_messages(db: sqlite3.Connection) -> None:
+    """Messages kept before this release get the day they were said in their keyword text, as new
+    ones do (see ``write.message_context``); the index is rebuilt from the rows."""
+    rows = db.execute("SELECT rowid, at, context FROM episodes").fetchall()
+    db.executemany("UPDATE episodes SET context = ? WHERE rowid = ?",
+                   [(f"{timeutil.date_words(timeutil.load(at))} {context}".rstrip(), rowid) for rowid, at, context in rows])
+    _script(db, """
+    DELETE FROM episodes_fts;
+    INSERT INTO episodes_fts (content, context, scope, episode_id, chat)
+        SELECT scoped_words(project, environment, dataset, content), scoped_words(project, environment, dataset, context),
+               scope_token(project, environment, dataset), episode_id, chat FROM episodes;
+    """)
+
+
 MIGRATIONS = [m001_initial, m002_messages_and_notes, m003_jobs, m004_core_files_and_documents, m005_api_keys,
-              m006_scoped_fts_deletes, m007_sessions, m008_fair_turns, m009_usage]
+              m006_scoped_fts_deletes, m007_sessions, m008_fair_turns, m009_usage, m010_dated_messages]
 EMBED_PREFIX_CHARS = 2000  # the model reads 256 tokens; never tokenise a 100k-character text whole
 
 
