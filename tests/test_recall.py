@@ -113,7 +113,8 @@ def test_recall_returns_facts_notes_and_messages_in_one_ranking(mem):
     assert scores == sorted(scores, reverse=True) and all(s > 0 for s in scores)
     for item in res.items:
         assert item.signals and all(isinstance(v, float) for v in item.signals.values())
-        assert set(item.signals) <= {"vector", "keyword", "entity", "slot", "neighbor", "feedback"}
+        assert set(item.signals) <= {"vector", "keyword", "entity", "slot", "neighbor", "feedback", "graph", "time",
+                                        "window", "session", "now", "question"}
         if item.kind == "fact":
             assert item.fact is not None and item.id == item.fact.fact_id
             assert item.episode_id == item.fact.episode_id and item.episode_id in ("m-porto", "m-surf")
@@ -318,3 +319,94 @@ def test_a_note_in_the_first_person_answers_a_question_about_the_user(mem):
     for dataset, kind in (("sam", "note"), ("alex", "message")):
         items = mem.recall("Where does the user live?", dataset).items
         assert [i.kind for i in items][:1] == [kind], dataset
+
+
+# -- issue 17: time, the entity graph, "now", every memory kind -------------------------------------
+
+def test_recall_as_of_answers_with_what_was_true_and_said_then(mem):
+    mem.add("I live in Berlin.", "sam", at="2025-01-10T09:00:00Z", chat="c1", message_id="m-berlin")
+    mem.add("I moved to Lisbon last week.", "sam", at="2026-03-10T09:00:00Z", chat="c2", message_id="m-lisbon")
+    then = mem.recall("Where do I live?", "sam", as_of="2025-06-01T00:00:00Z")
+    assert [f.object for f in then.facts if f.predicate == "lives in"] == ["berlin"]
+    assert then.facts[0].invalid_at is not None          # superseded since, and true then
+    assert "m-lisbon" not in {m.message_id for m in then.messages}
+    assert then.items[0].episode_id == "m-berlin"
+    now = mem.recall("Where do I live?", "sam")
+    assert [f.object for f in now.facts if f.predicate == "lives in"] == ["lisbon"]
+    before = mem.recall("Where do I live?", "sam", as_of="2024-12-01T00:00:00Z")
+    assert before.items == [] and before.context == ""
+
+
+def test_a_when_question_prefers_what_says_when(mem):
+    mem.messages.index("sam", "The charity race was for the children's hospital.", chat="c1",
+                       at="2025-05-20T10:00:00Z", message_id="m-plain")
+    mem.messages.index("sam", "I ran the charity race last Sunday.", chat="c2",
+                       at="2025-05-25T10:00:00Z", message_id="m-dated")
+    res = mem.recall("When did I run the charity race?", "sam")
+    assert res.items[0].message_id == "m-dated" and "time" in res.items[0].signals
+
+
+def test_a_named_month_prefers_what_was_said_in_it(mem):
+    for i, month in enumerate(("03", "05", "07")):
+        mem.messages.index("sam", "We went hiking in the hills with the dog.", chat=f"c{i}",
+                           at=f"2025-{month}-12T10:00:00Z", message_id=f"m-{month}")
+    res = mem.recall("Where did we go hiking in May 2025?", "sam")
+    assert res.items[0].message_id == "m-05" and "window" in res.items[0].signals
+
+
+def test_time_words_of_questions_and_messages():
+    from datetime import datetime, timezone
+
+    from kenning import when
+
+    now = datetime(2026, 3, 15, tzinfo=timezone.utc)
+    assert when.asks_when("When did she move?") and when.asks_when("How long ago was her birthday?")
+    assert not when.asks_when("Where does she live?")
+    assert when.says_when("I went there yesterday") and when.says_when("two weeks ago we met")
+    assert not when.says_when("I like green tea")
+    w = when.time_window("What did I do last May?", now)
+    assert (w.start.isoformat()[:10], w.end.isoformat()[:10]) == ("2025-05-01", "2025-06-01")
+    assert when.time_window("in 2023?", now).start.year == 2023
+    assert when.time_window("in March?", now).start.isoformat()[:10] == "2026-03-01"
+    assert when.time_window("What did I eat?", now) is None
+
+
+def test_a_present_tense_question_ranks_the_live_slot_fact_above_older_messages(mem):
+    """Issue 17, item 3: "Where does she live now?" put "My mum lives in Cardiff" first."""
+    mem.add("My mum lives in Cardiff and my brother lives in Leeds.", "sam", at="2026-01-05T09:00:00Z", chat="c1")
+    mem.add("I live in Manchester.", "sam", at="2026-01-06T09:00:00Z", chat="c1")
+    mem.add("We finally moved to Edinburgh!", "sam", at="2026-02-06T09:00:00Z", chat="c2")
+    mem.add("My kids are at the Royal Hospital for Children for a check-up.", "sam", at="2026-02-07T09:00:00Z",
+            chat="c2")
+    mem.add("My daughter Isla loves the new school.", "sam", at="2026-02-08T09:00:00Z", chat="c2")
+    top = mem.recall("Where does the user live now?", "sam").items[0]
+    assert (top.kind, top.fact.predicate, top.fact.object) == ("fact", "lives in", "edinburgh")
+    assert "now" in top.signals
+    kids = mem.recall("What are the user's children's names?", "sam").items[0]
+    assert kids.kind == "fact" and kids.fact.object == "isla"
+
+
+def test_keyword_evidence_counts_in_a_tiny_store(new_memory):
+    mem = new_memory(embedder=None)
+    mem.notes.save("sam", "I take my coffee black.")
+    assert [i.kind for i in mem.recall("How do I take my coffee?", "sam").items] == ["note"]
+
+
+def test_recall_ranks_the_organization_notes_beside_the_dataset(mem):
+    mem.notes.save("sam", "Sam prefers aisle seats.")
+    mem.notes.save("sam", "Refunds are processed within 14 days.", namespace="organization")
+    res = mem.recall("How long do refunds take?", "sam")
+    assert res.notes[0].text == "Refunds are processed within 14 days."
+    assert "Refunds are processed" in res.context
+    assert mem.recall("How long do refunds take?", "sam", project="other").notes == []
+
+
+def test_an_assistant_turn_is_recalled_with_its_role(mem):
+    mem.add_turn("sam", "user", "Can you remind me about the dentist?", thread="t1", at="2026-02-01T09:00:00Z")
+    mem.add_turn("sam", "assistant", "I will remind you about the dentist appointment on Friday at 3pm.",
+                 thread="t1", at="2026-02-01T09:00:05Z", message_id="a-1")
+    mem.flush(timeout=30)
+    res = mem.recall("What did the assistant promise about the dentist?", "sam")
+    said = next(m for m in res.messages if m.message_id == "a-1")
+    assert said.role == "assistant" and "assistant: I will remind you" in res.context
+    assert all(f.episode_id != "a-1" for f in mem.list_facts("sam", include_invalidated=True).facts)

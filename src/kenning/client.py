@@ -106,10 +106,11 @@ class Requests:
         return Call("GET", f"/v1/memory/status/{_q(ident)}", parse=parse, environment=environment)
 
     def recall(self, query: str, dataset: str, limit: int = 10, budget: int | None = None, *,
-               project: str | None = None, environment: str | None = None) -> Call:
+               as_of: datetime | str | None = None, project: str | None = None,
+               environment: str | None = None) -> Call:
         _scope(project)
         return Call("POST", "/v1/recall", json=_clean({"query": query, "dataset": dataset, "limit": limit,
-                                                       "budget": budget}),
+                                                       "budget": budget, "as_of": _time(as_of)}),
                     parse=_as(RecallResult), environment=environment)
 
     def list_facts(self, dataset: str, q: str | None = None, limit: int = 50, offset: int = 0,

@@ -122,11 +122,12 @@ def build_server(memory: Memory, dataset: str, namespace: str = "user", *, proje
     @server.tool(annotations=readonly)
     def recall(query: Annotated[str, Field(description="the question or the user's message")],
                limit: Annotated[int, Field(ge=1, le=100, description="at most this many items")] = 10,
+               as_of: Annotated[str | None, Field(description="ISO 8601 time: recall as of then")] = None,
                ) -> Annotated[CallToolResult, Recalled]:
         """What is remembered about the user that bears on the query: a context block ready for the prompt and
         the ranked facts, notes and messages behind it."""
         try:
-            res = memory.recall(query, dataset, limit, **where)
+            res = memory.recall(query, dataset, limit, as_of=as_of, **where)
         except KenningError as exc:
             return _error(str(exc))
         items = [RecalledItem(kind=i.kind, id=i.id, text=i.text, score=i.score,

@@ -20,7 +20,7 @@ from .store.base import FactQuery, Store
 from .store.sqlite import SQLiteStore
 from .jobs import WorkerThreads
 from .messages import Messages
-from .notes import Notes
+from .notes import ORGANIZATION, Notes, home_scope
 from .core_files import Core
 from .documents import Documents
 from .services import Services, check_page, check_query
@@ -316,12 +316,18 @@ class Memory:
 
     # -- read ------------------------------------------------------------------------
     def recall(self, query: str, dataset: str, limit: int = 10, budget: int | None = None, *,
-               project: str | None = None, environment: str | None = None) -> RecallResult:
-        """The facts that answer ``query``, ranked, with a context block for the prompt."""
+               as_of: datetime | str | None = None, project: str | None = None,
+               environment: str | None = None) -> RecallResult:
+        """The facts, notes and messages that answer ``query``, ranked, with a context block for the
+        prompt; the organization's notes rank beside the dataset's own. With ``as_of``, recall as of
+        that time: the facts live then (superseded since included), what had been said and saved by then."""
         check_query(query, limit)
         if budget is not None and (isinstance(budget, bool) or not isinstance(budget, int) or budget < 1):
             raise InputError(f"budget must be a positive number of {self.settings.context_budget_unit}, not {budget!r}")
-        return self.services.reader.recall(self.services.scope(dataset, project, environment), query, limit=limit, budget=budget)
+        scope = self.services.scope(dataset, project, environment)
+        return self.services.reader.recall(scope, query, limit=limit, budget=budget,
+                                           as_of=timeutil.to_utc(as_of, field="as_of"),
+                                           shared=home_scope(scope, ORGANIZATION))
 
     def list_facts(self, dataset: str, q: str | None = None, limit: int = 50, offset: int = 0,
                    include_invalidated: bool = False, as_of: datetime | str | None = None,

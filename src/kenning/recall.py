@@ -20,10 +20,10 @@ from datetime import datetime
 
 import numpy as np
 
-from . import timeutil
+from . import timeutil, when
 from .embed.base import Embedder
 from .model import Episode, Fact, MessageHit, Note, RecallItem, RecallResult, Scope
-from .store.base import Store
+from .store.base import FactQuery, Store
 
 STOPWORDS = frozenset("""a an the of to in on at for and or is are was were be been do does did what which
  who whom whose where when why how user user's users their they them he she his her it its this that
@@ -33,25 +33,40 @@ MAX_QUERY_TERMS = 64
 REDUNDANT = 0.5  # weight of a second item from the same message
 TOKEN_PIECES = re.compile(r"\w+|[^\w\s]")
 MIN_KEYWORD = 0.05  # BM25 below this means the words are everywhere: no evidence either way
+AS_OF_DEPTH = 4    # a point-in-time recall reads its lists this many times deeper
+AS_OF_FACTS = 2000  # the facts live at an as_of time that a recall ranks (a person's facts are hundreds)
+ADJUST_DEPTH = 60  # candidates of each kind read to adjust their scores (time, conversation, slot)
+DIRECT = re.compile(r"\s*(?:and\s+|so\s+)?(?:where|what|who|whom|which|how)\b")
+PAST = re.compile(r"\b(?:did|was|were|had|used\s+to|ago|before|previously|formerly|first|last\s+\w+)\b", re.I)
 MIN_COSINE = 0.2    # a message or note this far from the query is unrelated to it (facts are few and
                     # distilled: a broad "what do you know about the user" should still list them)
-# Questions name slots in words of their own; map the common ones to predicates.
+# Questions name slots in words of their own; map the common ones to predicates. The flag marks a
+# slot that holds the person's present state (where they live, whom they live with, what they do):
+# asked about directly, its live fact is the answer, above older messages naming other values.
 SLOT_HINTS = [
-    (r"\b(?:live|living|lives|reside|home|city|based|address)\b", ("lives in",)),
-    (r"\b(?:work|works|job|employer|company|profession|occupation|career|do for a living)\b", ("works at", "works as")),
-    (r"\b(?:allerg\w*)\b", ("is allergic to",)),
-    (r"\b(?:kids?|children|child|sons?|daughters?)\b", ("has child", "has son", "has daughter")),
-    (r"\b(?:wife|husband|partner|spouse|married)\b", ("has wife", "has husband", "has partner", "is married to")),
-    (r"\b(?:name|called)\b", ("is named",)),
-    (r"\b(?:age|old|born)\b", ("is aged", "was born on")),
-    (r"\b(?:from|origin|grew up|hometown)\b", ("is from", "grew up in")),
-    (r"\b(?:languages?|speak)\b", ("speaks",)),
-    (r"\b(?:eat|diet|food|vegetarian|vegan)\b", ("follows diet", "does not eat", "eats", "is allergic to", "likes")),
-    (r"\b(?:pets?|dog|cat)\b", ("has dog", "has cat", "has pet", "has")),
-    (r"\b(?:study|studies|university|degree|school)\b", ("studies", "studies at")),
-    (r"\b(?:drive|car)\b", ("drives", "owns")),
-    (r"\b(?:like|likes|enjoy|favorite|favourite|hobbies|hobby|love)\b", ("likes",)),
-    (r"\b(?:goal|goals|want|plans?|training)\b", ("wants to", "is training for")),
+    (r"\b(?:live|living|lives|reside|home|city|based|address|moved?)\b", ("lives in", "lives with"), True),
+    (r"\b(?:work|works|job|employer|company|profession|occupation|career|do for a living)\b",
+     ("works at", "works as", "works for", "works in"), True),
+    (r"\b(?:allerg\w*|intoleran\w*)\b", ("is allergic to", "is intolerant to"), True),
+    (r"\b(?:kids?|children|child|sons?|daughters?)\b", ("has child", "has son", "has daughter"), True),
+    (r"\b(?:wife|husband|partner|spouse|married|engaged|relationship|boyfriend|girlfriend)\b",
+     ("has wife", "has husband", "has partner", "is married to", "is engaged to", "has relationship status"), True),
+    (r"\b(?:sisters?|brothers?|siblings?|mum|mom|mother|dad|father|parents?|family)\b",
+     ("has sister", "has brother", "has mother", "has father", "lives with"), True),
+    (r"\b(?:name|called)\b", ("is named",), True),
+    (r"\b(?:age|old|born)\b", ("is aged", "was born on", "was born in"), True),
+    (r"\b(?:from|origin|grew up|hometown)\b", ("is from", "grew up in", "was born in"), False),
+    (r"\b(?:languages?|speak)\b", ("speaks", "is fluent in", "is learning"), False),
+    (r"\b(?:eat|diet|food|vegetarian|vegan|drink)\b",
+     ("follows diet", "does not eat", "is vegetarian", "eats", "does not drink", "is allergic to", "likes"), True),
+    (r"\b(?:health|condition|diagnos\w*|illness|ill|sick|medication|medicine|disease|symptoms?)\b",
+     ("has condition", "takes", "is allergic to"), True),
+    (r"\b(?:pets?|dogs?|cats?)\b", ("has dog", "has cat", "has pet", "has"), True),
+    (r"\b(?:study|studies|university|degree|school|college)\b", ("studies", "studies at"), True),
+    (r"\b(?:drive|car)\b", ("drives", "owns"), False),
+    (r"\b(?:prefer|prefers|preference|preferences|like|likes|enjoy|favorite|favourite|hobbies|hobby|love)\b",
+     ("prefers", "likes", "is interested in"), False),
+    (r"\b(?:goal|goals|want|plans?|training|saving)\b", ("wants to", "is training for", "is saving for"), False),
 ]
 
 
@@ -71,6 +86,13 @@ class Preset:
     depth: int = 50
     fusion: str = "rrf"        # rrf: weight / (k + rank); linear: weight * score / best score of the list
     neighbors: int = 0         # the turns next to the top n messages share their score
+    when_boost: float = 0.0    # "when …?": messages and facts that say when something happened gain this share
+    window_boost: float = 0.0  # "… in May 2023?": items from that stretch of time gain this share
+    session_prior: float = 0.0  # a message gains this share of its conversation's best scores (mean of 3)
+    slot_now: float = 0.0      # a present-tense slot question: the slot's live fact is lifted to the top
+    question_penalty: float = 0.0  # a message that only asks ("What do you love about it?") loses this share
+    per_chat: int = 0          # after this many messages of one conversation, the next ones count half
+    hops: int = 2              # the entity graph is walked this far from the entities a query names
 
 
 # Measured with bench/locomo.py (see docs in the closing note of the recall issue): keyword evidence
@@ -80,7 +102,7 @@ HYBRID = Preset("hybrid", {
     ("fact", "vector"): 0.5, ("fact", "keyword"): 0.35, ("fact", "entity"): 0.45, ("fact", "slot"): 0.6,
     ("message", "vector"): 0.6, ("message", "keyword"): 1.0, ("message", "neighbor"): 0.6,
     ("note", "vector"): 0.6, ("note", "keyword"): 1.0,
-}, rrf_k=5, neighbors=10)
+}, rrf_k=5, neighbors=10, when_boost=0.3, window_boost=0.5, session_prior=0.3, slot_now=0.2, question_penalty=0.6)
 DENSE = Preset("dense", {("fact", "vector"): 1.0, ("message", "vector"): 1.0, ("note", "vector"): 1.0})
 PRESETS = {p.name: p for p in (HYBRID, DENSE)}
 
@@ -141,8 +163,12 @@ class Recaller:
 
     # -- the one ranking behind recall, messages.search and notes.search ------------------
     def rank(self, scope: Scope, query: str, kinds=("fact", "note", "message"), at: datetime | None = None,
-             exclude_chat: str | None = None, namespaces: list[str] | None = None):
-        at = at or timeutil.now()
+             exclude_chat: str | None = None, namespaces: list[str] | None = None, loaded: dict | None = None,
+             as_of: datetime | None = None):
+        """{(kind, id): score} and each item's signals; ``loaded`` collects the rows read on the way.
+        With ``as_of``, only what was true and what had been said by then takes part."""
+        at = as_of or at or timeutil.now()
+        loaded = {} if loaded is None else loaded
         # Notes and messages are the person's own words, and facts read "user lives in …": the question
         # is embedded once, in the first person ("Where do I live?"), which meets both.
         qvec = self.embed_query(first_person(query))
@@ -150,12 +176,16 @@ class Recaller:
         depth = self.preset.depth
         reads: dict[tuple[str, str], Callable[[], list[tuple[str, float]]]] = {}
         store = self.store
-        if "fact" in kinds:
+        if as_of is not None:
+            depth *= AS_OF_DEPTH   # later messages are read and dropped: read deeper to keep enough
+        if "fact" in kinds and as_of is not None:
+            reads["fact", "as_of"] = lambda: self._facts_as_of(scope, as_of, qvec, terms, query)
+        elif "fact" in kinds:
             if qvec is not None:
                 reads["fact", "vector"] = lambda: store.vector_search(scope, "fact", qvec, depth, at=at)
             if terms:
-                reads["fact", "keyword"] = lambda: _evidence(store.keyword_search(scope, terms, at, depth))
-            reads["fact", "entity"] = lambda: self._entity_hits(scope, query)
+                reads["fact", "keyword"] = lambda: _evidence(store.keyword_search(scope, terms, at, depth), depth)
+            reads["fact", "entity"] = lambda: self._entity_hits(scope, query, at)
             reads["fact", "slot"] = lambda: self._slot_hits(scope, query, at)
         if "message" in kinds:
             if qvec is not None:
@@ -163,19 +193,120 @@ class Recaller:
                     scope, "episode", qvec, depth, exclude_chat=exclude_chat, floor=MIN_COSINE)
             if terms:
                 reads["message", "keyword"] = lambda: _evidence(
-                    store.episode_keyword_search(scope, terms, depth, exclude_chat=exclude_chat))
+                    store.episode_keyword_search(scope, terms, depth, exclude_chat=exclude_chat), depth)
         if "note" in kinds:
             if qvec is not None:
                 reads["note", "vector"] = lambda: store.vector_search(
                     scope, "note", qvec, depth, namespaces=namespaces, floor=MIN_COSINE)
             if terms:
                 reads["note", "keyword"] = lambda: _evidence(
-                    store.note_keyword_search(scope, terms, depth, namespaces=namespaces))
+                    store.note_keyword_search(scope, terms, depth, namespaces=namespaces), depth)
         ranked = self._run(reads)
+        if as_of is not None:
+            ranked.update(ranked.pop(("fact", "as_of"), {}))
+            self._said_by(scope, ranked, as_of, loaded)
+        if ("fact", "entity") in ranked:
+            walked = ranked.pop(("fact", "entity"))
+            # nearer entities first (the list is ordered by hop); a fact's message is found with it
+            ranked["fact", "entity"] = [(fact_id, 1.0 / (1 + hop)) for fact_id, _, hop in walked]
+            if "message" in kinds:
+                said = {}
+                for _, episode_id, hop in walked:
+                    if episode_id and episode_id not in said:
+                        said[episode_id] = 1.0 / (1 + hop)
+                ranked["message", "graph"] = list(said.items())
         fused, signals = fuse(ranked, self.preset)
         if "message" in kinds and self.preset.neighbors:
             self._add_neighbors(scope, fused, signals, exclude_chat)
+        self._adjust(scope, query, at, fused, signals, ranked.get(("fact", "slot"), []), loaded)
         return fused, signals
+
+    def _adjust(self, scope: Scope, query: str, at: datetime, fused, signals, slot_hits, loaded) -> None:
+        """Structure the lists cannot see, applied to the best candidates once they are read:
+        when a question asks *when*, what says when; a time window the question names; the
+        conversation a message belongs to; and for a question about the present, the live fact of
+        the slot it asks about."""
+        p = self.preset
+        asks = p.when_boost and when.asks_when(query)
+        window = when.time_window(query, at) if p.window_boost else None
+        if not (asks or window or p.session_prior or p.question_penalty or (p.slot_now and slot_hits)):
+            return
+        messages = sorted((k for kind, k in fused if kind == "message"), key=lambda k: -fused["message", k])
+        facts = sorted((k for kind, k in fused if kind == "fact"), key=lambda k: -fused["fact", k])
+        episodes = {e.episode_id: e for e in self.store.get_episodes(scope, messages[:ADJUST_DEPTH])}
+        rows = {f.fact_id: f for f in self.store.get_facts(scope, facts[:ADJUST_DEPTH])}
+        loaded.update({("message", k): e for k, e in episodes.items()})
+        loaded.update({("fact", k): f for k, f in rows.items()})
+
+        def lift(item, share, signal):
+            fused[item] *= 1 + share
+            signals[item][signal] = round(share, 4)
+        for key, e in episodes.items():
+            if p.question_penalty and _only_asks(e.content):
+                fused["message", key] *= 1 - p.question_penalty
+                signals["message", key]["question"] = round(-p.question_penalty, 4)
+            if asks and when.says_when(e.content):
+                lift(("message", key), p.when_boost, "time")
+            if window and window.holds(e.at):
+                lift(("message", key), p.window_boost, "window")
+        for key, f in rows.items():
+            if asks and (f.kind == "event" or when.says_when(f.source_quote or "")):
+                lift(("fact", key), p.when_boost, "time")
+            if window and window.overlaps(f.valid_at, f.valid_until):
+                lift(("fact", key), p.window_boost, "window")
+        if p.session_prior:
+            by_chat: dict[str, list[float]] = {}
+            for key in messages[:ADJUST_DEPTH]:
+                e = episodes.get(key)
+                if e is not None and e.chat is not None:
+                    by_chat.setdefault(e.chat, []).append(fused["message", key])
+            prior = {chat: sum(scores[:3]) / 3 for chat, scores in by_chat.items()}  # sorted: best first
+            for key, e in episodes.items():
+                if e.chat in prior:
+                    extra = p.session_prior * prior[e.chat]
+                    fused["message", key] += extra
+                    signals["message", key]["session"] = round(extra, 4)
+        present = set(slot_predicates(query, present=True)) if p.slot_now and slot_hits else set()
+        if present:
+            top = max(fused.values())
+            now_hits = [key for key, _ in slot_hits if key in rows and rows[key].predicate in present]
+            for rank, key in enumerate(now_hits[:3]):
+                item = ("fact", key)
+                if item in fused:   # the slot's live facts, in slot order, just above everything else
+                    fused[item] = max(fused[item], top * (1 + p.slot_now) - rank * 1e-6)
+                    signals[item]["now"] = round(p.slot_now, 4)
+
+    def _facts_as_of(self, scope: Scope, as_of: datetime, qvec, terms: str, query: str) -> dict:
+        """The signal lists over the facts live at ``as_of`` (superseded since included): the
+        listing's as_of, ranked here, since the stores' indexes hold only what is live now."""
+        facts = self.store.list_facts(scope, FactQuery(as_of=as_of, limit=AS_OF_FACTS))[0]
+        out: dict[tuple[str, str], list[tuple[str, float]]] = {}
+        if qvec is not None and facts:
+            vectors = self.store.fact_vectors(scope, [f.fact_id for f in facts])
+            scored = [(key, float(np.dot(v, qvec))) for key, v in vectors.items()]
+            out["fact", "vector"] = sorted(scored, key=lambda h: -h[1])[: self.preset.depth]
+        words = set(terms.split())
+        if words:
+            hits = [(f.fact_id, float(len(words & set(re.findall(r"\w+", f.text.lower()))))) for f in facts]
+            out["fact", "keyword"] = sorted((h for h in hits if h[1] > 0), key=lambda h: -h[1])[: self.preset.depth]
+        wanted = slot_predicates(query)
+        out["fact", "slot"] = [(f.fact_id, 1.0) for f in sorted(
+            (f for f in facts if f.predicate in wanted), key=lambda f: (wanted.index(f.predicate), -f.valid_at.timestamp()))]
+        return out
+
+    def _said_by(self, scope: Scope, ranked: dict, as_of: datetime, loaded: dict) -> None:
+        """Messages said after ``as_of`` and notes saved after it leave the lists."""
+        for (kind, signal), hits in list(ranked.items()):
+            if kind == "message":
+                rows = {e.episode_id: e for e in self.store.get_episodes(scope, [k for k, _ in hits])}
+                loaded.update({("message", k): e for k, e in rows.items() if e.at <= as_of})
+            elif kind == "note":
+                rows = {n.note_id: n for n in self.store.get_notes(scope, [k for k, _ in hits])}
+                rows = {k: n for k, n in rows.items() if n.created_at <= as_of}
+            else:
+                continue
+            ranked[kind, signal] = [(k, raw) for k, raw in hits
+                                    if k in rows and (kind == "note" or rows[k].at <= as_of)][: self.preset.depth]
 
     def _run(self, reads: dict) -> dict:
         """Run the signal reads; a store whose reads are independent round trips (a server) runs
@@ -206,33 +337,47 @@ class Recaller:
                 signals.setdefault(("message", key), {})["neighbor"] = round(extra, 4)
 
     def recall(self, scope: Scope, query: str, limit: int = 10, budget: int | None = None,
-               at: datetime | None = None) -> RecallResult:
-        at = at or timeutil.now()
-        fused, signals = self.rank(scope, query, at=at)
+               at: datetime | None = None, as_of: datetime | None = None,
+               shared: Scope | None = None) -> RecallResult:
+        """``shared``: a scope whose notes rank beside the dataset's own (the organization's)."""
+        at = as_of or at or timeutil.now()
+        loaded: dict = {}
+        fused, signals = self.rank(scope, query, at=at, loaded=loaded, as_of=as_of)
+        shared_notes: dict[str, Note] = {}
+        if shared is not None and shared != scope:
+            extra, extra_signals = self.rank(shared, query, kinds=("note",), as_of=as_of)
+            fused.update(extra)
+            signals.update(extra_signals)
+            shared_notes = {n.note_id: n for n in self.store.get_notes(
+                shared, [k for _, k in sorted(extra, key=lambda i: -extra[i])[: limit * 2 + 5]])}
         order = sorted(fused, key=lambda item: -fused[item])
         # Only the best of each kind can reach the answer: load those, with room for filtered ones.
-        head = {kind: [k for knd, k in order if knd == kind][: limit * 2 + 5] for kind in ("fact", "note", "message")}
+        head = {kind: [k for knd, k in order if knd == kind and (knd, k) not in loaded][: limit * 2 + 5]
+                for kind in ("fact", "note", "message")}
         facts = {f.fact_id: f for f in self.store.get_facts(scope, head["fact"])}
-        notes = {n.note_id: n for n in self.store.get_notes(scope, head["note"])}
+        notes = {n.note_id: n for n in self.store.get_notes(scope, head["note"])} | shared_notes
         episodes = {e.episode_id: e for e in self.store.get_episodes(scope, head["message"])}
+        for (kind, key), row in loaded.items():
+            (facts if kind == "fact" else episodes)[key] = row
 
         items: list[RecallItem] = []
         for kind, key in order:
             score, sig = round(fused[kind, key], 6), signals[kind, key]
             if kind == "fact":
                 f = facts.get(key)
-                if f is None or f.invalid_at is not None or not f.live_at(at) or f.confidence < self.floor:
+                if f is None or (as_of is None and f.invalid_at is not None) or not f.live_at(at) \
+                        or f.confidence < self.floor:
                     continue
                 items.append(RecallItem(kind="fact", id=key, text=f.text, score=score, signals=sig, fact=f,
                                         episode_id=f.episode_id))
             elif kind == "note":
                 n = notes.get(key)
-                if n is None or n.forgotten_at is not None:
+                if n is None or n.forgotten_at is not None or n.created_at > at:
                     continue
                 items.append(RecallItem(kind="note", id=key, text=n.text, score=score, signals=sig, note=n))
             else:
                 e = episodes.get(key)
-                if e is None:
+                if e is None or e.at > at:
                     continue
                 hit = message_hit(e, score, sig)
                 items.append(RecallItem(kind="message", id=key, text=e.content, score=score, signals=sig,
@@ -242,29 +387,26 @@ class Recaller:
                               facts=[i.fact for i in items if i.fact is not None][:limit],
                               notes=[i.note for i in items if i.note is not None][:limit],
                               messages=[i.message for i in items if i.message is not None][:limit],
-                              items=_diverse(items)[:limit])
+                              items=_diverse(items, self.preset.per_chat)[:limit])
         result.context = render_context(result.facts, result.notes, result.messages, budget or self.budget,
                                         self.unit)
         return result
 
-    def _entity_hits(self, scope: Scope, query: str) -> list[tuple[str, float]]:
-        """Facts about the entities the query names (by name or alias), looked up by the query's n-grams."""
+    def _entity_hits(self, scope: Scope, query: str, at: datetime) -> list[tuple[str, str | None, int]]:
+        """Facts about the entities the query names (by name or alias, looked up by the query's
+        n-grams) and about the entities one or two steps from them in the graph: "what does my
+        sister's husband do" reaches the husband through the sister."""
         words = re.findall(r"[\w'&.+#-]+", query.lower())[:MAX_QUERY_TERMS]
         grams = {" ".join(words[i:i + n]) for n in range(1, 6) for i in range(len(words) - n + 1)}
         grams = {g for g in grams if g not in STOPWORDS}
         entities = self.store.find_entities(scope, sorted(grams))
         if not entities:
             return []
-        found = self.store.live_fact_ids(scope, timeutil.now(), self.preset.depth,
-                                         entity_ids=[e.entity_id for e in entities])
-        return [(fact_id, 1.0) for fact_id, _ in found]
+        return self.store.entity_graph(scope, [e.entity_id for e in entities], at, self.preset.hops,
+                                       self.preset.depth)
 
     def _slot_hits(self, scope: Scope, query: str, at: datetime) -> list[tuple[str, float]]:
-        wanted: list[str] = []
-        low = query.lower()
-        for rx, predicates in SLOT_HINTS:
-            if re.search(rx, low):
-                wanted.extend(p for p in predicates if p not in wanted)
+        wanted = slot_predicates(query)
         if not wanted:
             return []
         order = {p: i for i, p in enumerate(wanted)}
@@ -273,7 +415,26 @@ class Recaller:
         return [(fact_id, 1.0) for fact_id, _ in found]
 
 
-def _evidence(hits: list[tuple[str, float]]) -> list[tuple[str, float]]:
+def slot_predicates(query: str, present: bool = False) -> list[str]:
+    """The slots a question asks about, most likely first ("where … live" → ``lives in``); with
+    ``present``, only the slots of the person's present state, and only for a direct question
+    about the present ("Where does she live now?", not "Where did she live?" or "Would she move?")."""
+    low = query.lower()
+    if present and (PAST.search(low) or not DIRECT.match(low)):
+        return []
+    wanted: list[str] = []
+    for rx, predicates, state in SLOT_HINTS:
+        if (state or not present) and re.search(rx, low):
+            wanted.extend(p for p in predicates if p not in wanted)
+    return wanted
+
+
+def _evidence(hits: list[tuple[str, float]], depth: int) -> list[tuple[str, float]]:
+    """Keyword hits that are evidence. BM25 gives a word in most rows a weight near zero: such hits
+    are dropped, but only where the words filled the list (they are everywhere); a short list
+    picked its rows out (in a store of three notes every word is in "most rows")."""
+    if len(hits) < depth:
+        return hits
     return [h for h in hits if h[1] >= MIN_KEYWORD]
 
 
@@ -282,16 +443,35 @@ def message_hit(e: Episode, score: float, signals: dict[str, float]) -> MessageH
                       score=score, signals=signals)
 
 
-def _diverse(items: list[RecallItem]) -> list[RecallItem]:
+_ASKING = re.compile(r"\[shares a photo:[^\]]*\]|\s+")
+
+
+def _only_asks(text: str) -> bool:
+    """A message whose every sentence is a question or a short exclamation: it asks, it tells little."""
+    body = _ASKING.sub(" ", text).strip()
+    if not body.endswith("?"):
+        return False
+    told = [s for s in re.split(r"(?<=[.!?])\s+", body) if not s.endswith("?") and len(s.split()) > 6]
+    return not told
+
+
+def _diverse(items: list[RecallItem], per_chat: int = 0) -> list[RecallItem]:
     """A fact and the message it came from say one thing: after the best item of a source, every
-    other item of that source counts half, so the first places go to items that bring something new."""
+    other item of that source counts half, so the first places go to items that bring something new.
+    With ``per_chat``, so do the messages of one conversation past its first ``per_chat``."""
     seen: set[str] = set()
+    chats: dict[str, int] = {}
     for item in sorted(items, key=lambda i: (-i.score, i.kind != "fact")):
         source = item.episode_id or item.message_id
         if source and source in seen:
             item.score = round(item.score * REDUNDANT, 6)
         elif source:
             seen.add(source)
+        chat = item.message.chat if item.message is not None else None
+        if per_chat and chat is not None:
+            chats[chat] = chats.get(chat, 0) + 1
+            if chats[chat] > per_chat:
+                item.score = round(item.score * REDUNDANT, 6)
         if item.message is not None:
             item.message.score = item.score
     return sorted(items, key=lambda i: (-i.score, i.kind != "fact"))

@@ -554,3 +554,35 @@ def test_sessions_are_found_until_they_expire_or_are_deleted(store):
     assert store.find_session("s2") is None and store.find_session("s3") is None
     store.delete_session("s1")
     assert store.find_session("s1") is None
+
+
+# -- the entity graph ------------------------------------------------------------------------------
+
+def test_entity_graph_walks_from_an_entity_through_the_messages_its_facts_share(store):
+    """sister anna (m1) -> anna and porto said together (m2) -> porto and tom said together (m3)."""
+    from kenning.model import Entity
+
+    for name in ("anna", "porto", "tom", "lisbon"):
+        store.insert_entity(SAM, Entity(entity_id=f"e_{name}", name=name, type="PERSON", created_at=NOW), None)
+
+    def fact(predicate, obj, episode, **kw):
+        f = make_fact(predicate, obj, **kw).model_copy(update={"episode_id": episode})
+        store.insert_fact(SAM, f, f.text, None, entity_id=f"e_{obj}")
+        return f.fact_id
+    sister = fact("has sister", "anna", "m1")
+    visits = fact("visits", "anna", "m2")
+    city = fact("likes", "porto", "m2")
+    friend = fact("has friend", "tom", "m3")
+    trip = fact("visited", "porto", "m3")
+    fact("lives in", "lisbon", "m4")                                            # never said with the others
+    fact("has friend", "tom", "m5", invalid_at=NOW - timedelta(days=1))        # superseded: no step
+    walked = store.entity_graph(SAM, ["e_anna"], NOW, 2, 50)
+    hops = {key: hop for key, _, hop in walked}
+    assert hops == {sister: 0, visits: 0, city: 1, trip: 1, friend: 2}
+    assert [hop for _, _, hop in walked] == sorted(hop for _, _, hop in walked)   # nearest first
+    assert {key: ep for key, ep, _ in walked}[city] == "m2"
+    assert {key for key, _, hop in store.entity_graph(SAM, ["e_anna"], NOW, 1, 50)} == {sister, visits, city, trip}
+    assert {key for key, _, _ in store.entity_graph(SAM, ["e_anna"], NOW, 0, 50)} == {sister, visits}
+    assert store.entity_graph(ALEX, ["e_anna"], NOW, 2, 50) == []              # never another dataset's rows
+    assert store.entity_graph(SAM, [], NOW, 2, 50) == []
+    assert len(store.entity_graph(SAM, ["e_anna"], NOW, 2, 2)) == 2

@@ -36,6 +36,7 @@ class RecallBody(BaseModel):
     dataset: str
     limit: int = 10
     budget: int | None = None
+    as_of: datetime | None = None   # recall as of this time: the facts live then, what had been said by then
 
 
 class MessageBody(BaseModel):

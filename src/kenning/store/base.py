@@ -108,6 +108,13 @@ class FactStore(ABC):
         """(fact_id, predicate) of facts live at ``at`` in those slots or about those entities, newest first."""
 
     @abstractmethod
+    def entity_graph(self, scope: Scope, entity_ids: list[str], at: datetime, hops: int,
+                     limit: int) -> list[tuple[str, str | None, int]]:
+        """(fact_id, episode_id, hop) of live facts about ``entity_ids`` (hop 0) and about the
+        entities reached from them in up to ``hops`` steps, nearest first, then newest. Two
+        entities are one step apart when live facts about them came from the same message."""
+
+    @abstractmethod
     def fact_vectors(self, scope: Scope, fact_ids: list[str]) -> dict[str, np.ndarray]: ...
 
     @abstractmethod

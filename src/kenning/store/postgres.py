@@ -258,8 +258,13 @@ def m009_dated_messages(conn) -> None:
                  " || ' ' || context)")
 
 
+def m010_fact_episodes(conn) -> None:
+    """Facts by the message they came from: the step from one entity to the next in the graph walk."""
+    conn.execute("CREATE INDEX facts_episode ON facts (project, environment, dataset, episode_id)")
+
+
 MIGRATIONS = [m001_initial, m002_notes, m003_jobs, m004_core_files_and_documents, m005_api_keys, m006_sessions,
-              m007_fair_turns, m008_usage, m009_dated_messages]
+              m007_fair_turns, m008_usage, m009_dated_messages, m010_fact_episodes]
 
 
 def redact(url: str) -> str:

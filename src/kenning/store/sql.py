@@ -327,6 +327,32 @@ class SQLStore(Store):
                               (*params, t, limit))
         return [fact_of(r) for r in rows]
 
+    def entity_graph(self, scope: Scope, entity_ids: list[str], at: datetime, hops: int,
+                     limit: int) -> list[tuple[str, str | None, int]]:
+        if not entity_ids:
+            return []
+        t = self.dialect.dump_time(at)
+        among, start = self.dialect.any_of("e.entity_id", entity_ids)
+        live = "{f}.invalid_at IS NULL AND {f}.valid_at <= ? AND ({f}.valid_until IS NULL OR {f}.valid_until > ?)"
+        here = "{f}.project = ? AND {f}.environment = ? AND {f}.dataset = ?"
+        # UNION (not UNION ALL) stops the walk at entities already reached at that hop; the hop
+        # bound stops it everywhere else. Every join stays inside one dataset's index ranges.
+        sql = f"""
+        WITH RECURSIVE reach(entity_id, hop) AS (
+            SELECT e.entity_id, 0 FROM entities e
+            WHERE e.project = ? AND e.environment = ? AND e.dataset = ? AND {among}
+            UNION
+            SELECT b.entity_id, r.hop + 1 FROM reach r
+            JOIN facts a ON {here.format(f="a")} AND a.entity_id = r.entity_id AND {live.format(f="a")}
+            JOIN facts b ON {here.format(f="b")} AND b.episode_id = a.episode_id AND b.entity_id IS NOT NULL
+                AND b.entity_id <> a.entity_id AND {live.format(f="b")}
+            WHERE r.hop < ?)
+        SELECT f.fact_id, f.episode_id, min(r.hop) AS hop, max(f.valid_at) AS newest FROM reach r
+        JOIN facts f ON {here.format(f="f")} AND f.entity_id = r.entity_id AND {live.format(f="f")}
+        GROUP BY f.fact_id, f.episode_id ORDER BY hop, newest DESC LIMIT ?"""
+        rows = self._read(sql, (*scope, *start, *scope, t, t, *scope, t, t, hops, *scope, t, t, limit))
+        return [(r["fact_id"], r["episode_id"], int(r["hop"])) for r in rows]
+
     def update_fact(self, scope: Scope, fact_id: str, *, invalid_at=None, valid_until=None, superseded_by=None) -> None:
         dump = self.dialect.dump_time
         sets, params = self._given([("invalid_at", dump(invalid_at)), ("valid_until", dump(valid_until)),

@@ -281,8 +281,14 @@ def m010_dated_messages(db: sqlite3.Connection) -> None:
     """)
 
 
+def m011_fact_episodes(db: sqlite3.Connection) -> None:
+    """Facts by the message they came from: the step from one entity to the next in the graph walk."""
+    _script(db, "CREATE INDEX facts_episode ON facts (project, environment, dataset, episode_id);")
+
+
 MIGRATIONS = [m001_initial, m002_messages_and_notes, m003_jobs, m004_core_files_and_documents, m005_api_keys,
-              m006_scoped_fts_deletes, m007_sessions, m008_fair_turns, m009_usage, m010_dated_messages]
+              m006_scoped_fts_deletes, m007_sessions, m008_fair_turns, m009_usage, m010_dated_messages,
+              m011_fact_episodes]
 EMBED_PREFIX_CHARS = 2000  # the model reads 256 tokens; never tokenise a 100k-character text whole
 
 

@@ -15,6 +15,6 @@ def routes(api: Api) -> APIRouter:
     @router.post("/v1/recall", response_model=RecallResult)
     def recall(b: RecallBody, p: Principal = Depends(api.principal)):
         m, kw = api.memory_for(p)
-        return m.recall(b.query, b.dataset, limit=b.limit, budget=b.budget, **kw)
+        return m.recall(b.query, b.dataset, limit=b.limit, budget=b.budget, as_of=b.as_of, **kw)
 
     return router
