@@ -410,3 +410,22 @@ def test_an_assistant_turn_is_recalled_with_its_role(mem):
     said = next(m for m in res.messages if m.message_id == "a-1")
     assert said.role == "assistant" and "assistant: I will remind you" in res.context
     assert all(f.episode_id != "a-1" for f in mem.list_facts("sam", include_invalidated=True).facts)
+
+
+def test_the_person_s_own_name_reads_as_the_user(mem):
+    mem.add("Hi! I'm Dan, 31, data analyst at Indeed in Austin.", "sam", at="2026-01-08T19:12:00Z", chat="d1")
+    mem.add("My girlfriend and I have a beagle called Rufus.", "sam", at="2026-01-08T19:16:00Z", chat="d1")
+    mem.add("turned 32 yesterday! we went up to Estes Park", "sam", at="2026-08-09T10:00:00Z", chat="d2",
+            message_id="m-birthday")
+    top = mem.recall("When is Dan's birthday?", "sam").items[0]
+    assert top.message_id == "m-birthday" or top.episode_id == "m-birthday"
+
+
+def test_a_question_about_now_prefers_the_latest_word_on_it(mem):
+    mem.messages.index("sam", "I cycle to work every day, 12 km each way, rain or shine.", chat="d1",
+                       at="2026-02-10T08:00:00Z", message_id="m-cycle")
+    mem.messages.index("sam", "Sold my road bike after the crash, I take the metro to work.", chat="d2",
+                       at="2026-05-02T08:00:00Z", message_id="m-sold")
+    top = mem.recall("Does the user still cycle to work?", "sam").items[0]
+    assert top.message_id == "m-sold" and top.signals["recency"] > 0
+    assert mem.recall("How far do I cycle to work?", "sam").items[0].message_id == "m-cycle"

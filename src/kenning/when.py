@@ -29,7 +29,8 @@ _TIME_EXPRESSION = re.compile(
     rf"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?|(?:in|since|until|by)\s+(?:19|20)\d\d|"
     rf"(?:{_MONTH})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTH})\b|"
     rf"(?:in|since|until|by|last|early|late|mid)\s+(?:{_MONTH})\b|\d{{4}}-\d\d-\d\d|(?:19|20)\d\d|"
-    rf"recently|the\s+other\s+day|just\s+got\s+back)", re.I)
+    rf"on\s+the\s+\d{{1,2}}(?:st|nd|rd|th)\b|(?:christmas|new\s+year'?s?|easter|thanksgiving|halloween|valentine'?s?)(?:\s+"
+    rf"(?:eve|day))?|tonight|this\s+past\s+(?:week|weekend|month)|recently|the\s+other\s+day|just\s+got\s+back)", re.I)
 
 
 def asks_when(query: str) -> bool:

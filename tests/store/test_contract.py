@@ -586,3 +586,13 @@ def test_entity_graph_walks_from_an_entity_through_the_messages_its_facts_share(
     assert store.entity_graph(ALEX, ["e_anna"], NOW, 2, 50) == []              # never another dataset's rows
     assert store.entity_graph(SAM, [], NOW, 2, 50) == []
     assert len(store.entity_graph(SAM, ["e_anna"], NOW, 2, 2)) == 2
+
+
+def test_message_vectors_come_back_for_the_messages_that_have_one(store):
+    for i in range(3):
+        store.insert_episode(SAM, Episode(episode_id=f"v{i}", role="user", content=f"turn {i}", chat="c",
+                                          at=NOW + timedelta(minutes=i), created_at=NOW), unit(i) if i < 2 else None)
+    got = store.message_vectors(SAM, ["v0", "v2", "v1", "missing"])
+    assert sorted(got) == ["v0", "v1"]
+    assert np.allclose(got["v1"], unit(1), atol=1e-6)
+    assert store.message_vectors(ALEX, ["v0"]) == {} and store.message_vectors(SAM, []) == {}

@@ -118,6 +118,10 @@ class FactStore(ABC):
     def fact_vectors(self, scope: Scope, fact_ids: list[str]) -> dict[str, np.ndarray]: ...
 
     @abstractmethod
+    def message_vectors(self, scope: Scope, episode_ids: list[str]) -> dict[str, np.ndarray]:
+        """The vectors of those messages that have one."""
+
+    @abstractmethod
     def predicate_labels(self, scope: Scope) -> list[tuple[str, str]]:
         """Distinct (predicate, kind) pairs the dataset uses."""
 

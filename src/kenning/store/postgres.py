@@ -599,6 +599,13 @@ class PostgresStore(SQLStore):
                        " AND fact_id = ANY(%(ids)s) AND embedding IS NOT NULL", _tenant(scope, ids=list(fact_ids)))
         return {r["fact_id"]: _array(r["embedding"]) for r in rows}
 
+    def message_vectors(self, scope: Scope, episode_ids: list[str]) -> dict[str, np.ndarray]:
+        if not episode_ids:
+            return {}
+        rows = self._q(f"SELECT episode_id, embedding::vector AS embedding FROM episodes WHERE {TENANT}"
+                       " AND episode_id = ANY(%(ids)s) AND embedding IS NOT NULL", _tenant(scope, ids=list(episode_ids)))
+        return {r["episode_id"]: _array(r["embedding"]) for r in rows}
+
     def list_facts(self, scope: Scope, query: FactQuery) -> tuple[list[Fact], int]:
         where, params = [SCOPE], _tenant(scope)
         if query.as_of is not None:

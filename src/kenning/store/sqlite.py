@@ -485,6 +485,11 @@ class SQLiteStore(SQLStore):
                  embed_text if embed_text is not None else episode.content[:2000]))
         self._bump(scope)
 
+    def message_vectors(self, scope: Scope, episode_ids: list[str]) -> dict[str, np.ndarray]:
+        ids, matrix, _ = self.episode_matrix(scope)   # the cached matrix: no vector is read twice
+        wanted = set(episode_ids)
+        return {key: matrix[i] for i, key in enumerate(ids) if key in wanted}
+
     def episode_matrix(self, scope: Scope) -> tuple[list[str], np.ndarray, list]:
         def load():
             rows = self._q("SELECT episode_id, embedding, chat FROM episodes WHERE project=? AND environment=?"
