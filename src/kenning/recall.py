@@ -185,38 +185,37 @@ class Recaller:
         if self.preset.own_name:
             query = self._as_the_user(scope, query, at)
         # Notes and messages are the person's own words, and facts read "user lives in …": the question
-        # is embedded once, in the first person ("Where do I live?"), which meets both.
+        # is embedded once, in the first person ("Where do I live?"), which meets both. (Embedding on
+        # another thread while the keyword reads run here measured no faster: the reads are short.)
         qvec = self.embed_query(first_person(query))
         terms = query_terms(query)
-        depth = self.preset.depth
-        reads: dict[tuple[str, str], Callable[[], list[tuple[str, float]]]] = {}
+        depth = self.preset.depth * (AS_OF_DEPTH if as_of is not None else 1)  # later rows are read, then dropped
         store = self.store
-        if as_of is not None:
-            depth *= AS_OF_DEPTH   # later messages are read and dropped: read deeper to keep enough
-        if "fact" in kinds and as_of is not None:
-            reads["fact", "as_of"] = lambda: self._facts_as_of(scope, as_of, qvec, terms, query)
-        elif "fact" in kinds:
-            if qvec is not None:
-                reads["fact", "vector"] = lambda: store.vector_search(scope, "fact", qvec, depth, at=at)
+        reads: dict[tuple[str, str], Callable[[], list[tuple[str, float]]]] = {}
+        by_vector: dict[tuple[str, str], Callable[[np.ndarray], list[tuple[str, float]]]] = {}
+        if "fact" in kinds and as_of is None:
+            by_vector["fact", "vector"] = lambda q: store.vector_search(scope, "fact", q, depth, at=at)
             if terms:
                 reads["fact", "keyword"] = lambda: _evidence(store.keyword_search(scope, terms, at, depth), depth)
             reads["fact", "entity"] = lambda: self._entity_hits(scope, query, at)
             reads["fact", "slot"] = lambda: self._slot_hits(scope, query, at)
         if "message" in kinds:
-            if qvec is not None:
-                reads["message", "vector"] = lambda: store.vector_search(
-                    scope, "episode", qvec, depth, exclude_chat=exclude_chat, floor=MIN_COSINE)
+            by_vector["message", "vector"] = lambda q: store.vector_search(
+                scope, "episode", q, depth, exclude_chat=exclude_chat, floor=MIN_COSINE)
             if terms:
                 reads["message", "keyword"] = lambda: _evidence(
                     store.episode_keyword_search(scope, terms, depth, exclude_chat=exclude_chat), depth)
         if "note" in kinds:
-            if qvec is not None:
-                reads["note", "vector"] = lambda: store.vector_search(
-                    scope, "note", qvec, depth, namespaces=namespaces, floor=MIN_COSINE)
+            by_vector["note", "vector"] = lambda q: store.vector_search(
+                scope, "note", q, depth, namespaces=namespaces, floor=MIN_COSINE)
             if terms:
                 reads["note", "keyword"] = lambda: _evidence(
                     store.note_keyword_search(scope, terms, depth, namespaces=namespaces), depth)
+        if qvec is not None:
+            reads.update({key: functools.partial(read, qvec) for key, read in by_vector.items()})
         ranked = self._run(reads)
+        if "fact" in kinds and as_of is not None:
+            ranked["fact", "as_of"] = self._facts_as_of(scope, as_of, qvec, terms, query)
         if as_of is not None:
             ranked.update(ranked.pop(("fact", "as_of"), {}))
             self._said_by(scope, ranked, as_of, loaded)
@@ -252,7 +251,9 @@ class Recaller:
         messages = sorted((k for kind, k in fused if kind == "message"), key=lambda k: -fused["message", k])
         facts = sorted((k for kind, k in fused if kind == "fact"), key=lambda k: -fused["fact", k])
         episodes = {e.episode_id: e for e in self.store.get_episodes(scope, messages[:ADJUST_DEPTH])}
-        rows = {f.fact_id: f for f in self.store.get_facts(scope, facts[:ADJUST_DEPTH])}
+        # facts are read only where a fact's kind, time or slot can change its place
+        needs_facts = asks or window or recent or (p.slot_now and slot_hits)
+        rows = {f.fact_id: f for f in self.store.get_facts(scope, facts[:ADJUST_DEPTH])} if needs_facts else {}
         loaded.update({("message", k): e for k, e in episodes.items()})
         loaded.update({("fact", k): f for k, f in rows.items()})
 
@@ -405,7 +406,7 @@ class Recaller:
         loaded: dict = {}
         fused, signals = self.rank(scope, query, at=at, loaded=loaded, as_of=as_of)
         shared_notes: dict[str, Note] = {}
-        if shared is not None and shared != scope:
+        if shared is not None and shared != scope and self.store.usage(shared):  # nothing stored there: no reads
             extra, extra_signals = self.rank(shared, query, kinds=("note",), as_of=as_of)
             fused.update(extra)
             signals.update(extra_signals)

@@ -487,8 +487,8 @@ class SQLiteStore(SQLStore):
 
     def message_vectors(self, scope: Scope, episode_ids: list[str]) -> dict[str, np.ndarray]:
         ids, matrix, _ = self.episode_matrix(scope)   # the cached matrix: no vector is read twice
-        wanted = set(episode_ids)
-        return {key: matrix[i] for i, key in enumerate(ids) if key in wanted}
+        where = self._cached(("episode-index", scope), scope, lambda: {key: i for i, key in enumerate(ids)})
+        return {key: matrix[where[key]] for key in episode_ids if key in where}
 
     def episode_matrix(self, scope: Scope) -> tuple[list[str], np.ndarray, list]:
         def load():
