@@ -85,7 +85,9 @@ def plot_locomo(systems: dict[str, dict], path: Path) -> None:
     width = 0.8 / len(systems)
     x = np.arange(len(cats))
     for i, (name, report) in enumerate(systems.items()):
-        ax.bar(x + i * width - 0.4 + width / 2, [report[c] for c in cats], width, label=name)
+        loo = "leave-one-out" in name   # the figure that predicts an unseen conversation: hatched
+        ax.bar(x + i * width - 0.4 + width / 2, [report[c] for c in cats], width, label=name,
+               hatch="//" if loo else None, edgecolor="black" if loo else None)
     ax.set_xticks(x, cats)
     ax.set(ylabel="evidence recall@10", ylim=(0, 1), title="LoCoMo dev: evidence recall@10 by question category")
     ax.legend(fontsize=8, ncol=len(systems))
@@ -209,7 +211,40 @@ def peers_section(peers: dict) -> list[str]:
     return out + [""]
 
 
-def locomo_section(locomo: dict, peers: dict | None) -> list[str]:
+def tune_section(tune: dict) -> list[str]:
+    """In-sample and leave-one-conversation-out recall@k of the weights chosen on these conversations."""
+    k, ins, loo = tune["k"], tune["in_sample"], tune["leave_one_out"]
+    cats = [c for c in CATEGORIES if c in ins]
+    out = ["", f"### Weights chosen honestly: in-sample and leave-one-out recall@{k}", "",
+           f"`python bench/locomo_tune.py --grid '{tune['grid']}'` scores every setting of that grid on each"
+           " conversation. In-sample is the best setting chosen and scored on all five (what the table above"
+           " shows, up to run-to-run differences); leave-one-out scores each conversation with the setting that"
+           " was best on the other four: that is the number to expect on a conversation kenning has not seen.", "",
+           "| | " + " | ".join(cats) + " |", "|---|" + "---:|" * len(cats),
+           "| in-sample | " + " | ".join(f"{ins[c]:.3f}" for c in cats) + " |",
+           "| leave-one-out | " + " | ".join(f"{loo[c]:.3f}" for c in cats) + " |", "",
+           f"In-sample best: `{json.dumps(ins['setting'])}`. Chosen per held-out conversation: "
+           + "; ".join(f"{conv} `{json.dumps(s)}`" for conv, s in loo["chosen"].items()) + "."]
+    return out
+
+
+def life_section(life: dict) -> list[str]:
+    rows = ["## Questions over life stories", "",
+            "`python bench/life_questions.py --at-end`: each dev life story (`life-stories-dev.jsonl`) goes into its"
+            " own dataset turn by turn (one chat per day); "
+            f"{life['report']['all']['n']} plain questions about the person, written by a helper who had not read"
+            " the code, are asked with `recall(as_of=` the story's last turn `)`, as they were written. Right: the"
+            " item is the turn holding the answer (or a fact mined from it, or a fact naming the answer); the"
+            " context line holds the answer. In-sample: recency and own-name reading were set on these questions.",
+            "", "| kind | n | first item | any of the first 5 | first line of the context |", "|---|---:|---:|---:|---:|"]
+    for kind in ("now", "when", "fact", "all"):
+        r = life["report"].get(kind)
+        if r:
+            rows.append(f"| {kind} | {r['n']} | {r['first_item']:.3f} | {r['top5']:.3f} | {r['context_first_line']:.3f} |")
+    return rows + [""]
+
+
+def locomo_section(locomo: dict, peers: dict | None, tune: dict | None = None) -> list[str]:
     report = locomo["report"]
     names = list(report)
     out = ["## LoCoMo evidence recall", "",
@@ -227,6 +262,8 @@ def locomo_section(locomo: dict, peers: dict | None) -> list[str]:
         cells = " | ".join(" / ".join(f"{report[n][cat][k]:.3f}" for k in ("5", "10", "25")) for n in names)
         out.append(f"| {cat} | {report[names[0]][cat]['n']} | {cells} |")
     out += ["", f"kenning answers a question in {locomo.get('recall_ms_per_question', '–')} ms on average here."]
+    if tune:
+        out += tune_section(tune)
     if peers:
         out += ["The peers' recall@10 on the same questions (plain memories, vector search) is in the peers table"
                 " above and in the plot."]
@@ -269,13 +306,21 @@ def main() -> int:
         lines += latency_section(latency, full)
     if peers:
         lines += peers_section(peers)
+    tune, life = load("locomo_tune"), load("life_questions")
+    for name, r in (("locomo_tune", tune), ("life_questions", life)):
+        if r:
+            results[name] = r
     if locomo:
         systems = {n: {c: v["10"] for c, v in r.items()} for n, r in locomo["report"].items()}
+        if tune and tune["k"] == 10:
+            systems = {"kenning": systems.pop("kenning"), "kenning (leave-one-out)": tune["leave_one_out"], **systems}
         for name, per_cat in (peers or {}).get("recall_by_category", {}).items():
             if name != "kenning":
                 systems[name] = per_cat
         plot_locomo(systems, IMG / "locomo.png")
-        lines += locomo_section(locomo, peers)
+        lines += locomo_section(locomo, peers, tune)
+    if life:
+        lines += life_section(life)
     if write:
         lines += write_section(write)
     lines += machine_section(results)

@@ -106,7 +106,7 @@ def cmd_core(args) -> int:
 
 
 BENCHES = {"latency": "latency.py", "peers": "peers.py", "locomo": "locomo.py", "write": "write_throughput.py",
-           "queue": "queue_throughput.py", "report": "report.py"}
+           "queue": "queue_throughput.py", "report": "report.py", "tune": "locomo_tune.py", "life": "life_questions.py"}
 
 
 def cmd_bench(args) -> int:
@@ -184,7 +184,7 @@ def cmd_facts(args) -> int:
 
 def cmd_recall(args) -> int:
     mem = _memory(args)
-    res = mem.recall(args.query, dataset=args.dataset, limit=args.limit)
+    res = mem.recall(args.query, dataset=args.dataset, limit=args.limit, as_of=args.as_of)
     print(res.context or "(nothing recalled)")
     return 0
 
@@ -482,6 +482,7 @@ def _data_commands(sub) -> None:
     p.add_argument("query")
     p.add_argument("--dataset", required=True)
     p.add_argument("--limit", type=int, default=10)
+    p.add_argument("--as-of", default=None, help="ISO 8601 time: recall as of then (the facts live then, what had been said)")
     p.set_defaults(func=cmd_recall)
 
     p = sub.add_parser("export", help="write every fact (with its history), entity, message, note, core file and "
