@@ -423,7 +423,10 @@ class Recaller:
             (facts if kind == "fact" else episodes)[key] = row
 
         items: list[RecallItem] = []
+        room = {kind: limit * 2 + 5 for kind in ("fact", "note", "message")}   # enough to re-rank by source
         for kind, key in order:
+            if not room[kind]:
+                continue
             score, sig = round(fused[kind, key], 6), signals[kind, key]
             if kind == "fact":
                 f = facts.get(key)
@@ -432,11 +435,13 @@ class Recaller:
                     continue
                 items.append(RecallItem(kind="fact", id=key, text=f.text, score=score, signals=sig, fact=f,
                                         episode_id=f.episode_id))
+                room[kind] -= 1
             elif kind == "note":
                 n = notes.get(key)
                 if n is None or n.forgotten_at is not None or n.created_at > at:
                     continue
                 items.append(RecallItem(kind="note", id=key, text=n.text, score=score, signals=sig, note=n))
+                room[kind] -= 1
             else:
                 e = episodes.get(key)
                 if e is None or e.at > at:
@@ -444,6 +449,7 @@ class Recaller:
                 hit = message_hit(e, score, sig)
                 items.append(RecallItem(kind="message", id=key, text=e.content, score=score, signals=sig,
                                         message=hit, message_id=key, episode_id=key))
+                room[kind] -= 1
         # Each kind keeps its own ranked list of ``limit``; ``items`` is the one fused ranking.
         result = RecallResult(query=query, context="",
                               facts=[i.fact for i in items if i.fact is not None][:limit],
@@ -508,6 +514,7 @@ def message_hit(e: Episode, score: float, signals: dict[str, float]) -> MessageH
 _ASKING = re.compile(r"\[shares a photo:[^\]]*\]|\s+")
 
 
+@functools.lru_cache(maxsize=8192)
 def _only_asks(text: str) -> bool:
     """A message whose every sentence is a question or a short exclamation: it asks, it tells little."""
     body = _ASKING.sub(" ", text).strip()

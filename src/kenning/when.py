@@ -8,6 +8,7 @@ resolves "last month" against the time a message was said.
 from __future__ import annotations
 
 import calendar
+import functools
 import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
@@ -38,6 +39,7 @@ def asks_when(query: str) -> bool:
     return bool(_WHEN.search(query))
 
 
+@functools.lru_cache(maxsize=8192)   # the same messages come back query after query
 def says_when(text: str) -> bool:
     """The text carries a time expression ("last Saturday", "two weeks ago", "in May 2023")."""
     return bool(_TIME_EXPRESSION.search(text))

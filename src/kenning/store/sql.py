@@ -333,24 +333,27 @@ class SQLStore(Store):
             return []
         t = self.dialect.dump_time(at)
         among, start = self.dialect.any_of("e.entity_id", entity_ids)
-        live = "{f}.invalid_at IS NULL AND {f}.valid_at <= ? AND ({f}.valid_until IS NULL OR {f}.valid_until > ?)"
+        off = self.dialect.id_lookup   # SQLite's "+": the time tests must not pull the planner onto facts_time
+        live = ("{f}.invalid_at IS NULL AND " + off + "{f}.valid_at <= ? AND (" + off + "{f}.valid_until IS NULL OR "
+                + off + "{f}.valid_until > ?)")
         here = "{f}.project = ? AND {f}.environment = ? AND {f}.dataset = ?"
-        # UNION (not UNION ALL) stops the walk at entities already reached at that hop; the hop
-        # bound stops it everywhere else. Every join stays inside one dataset's index ranges.
+        # UNION (not UNION ALL) stops the walk at entities already reached at that hop; the hop bound
+        # stops it everywhere else. CROSS JOIN keeps SQLite's join order (entity → its facts → the
+        # facts of the same messages), each step one index range inside the dataset.
         sql = f"""
         WITH RECURSIVE reach(entity_id, hop) AS (
             SELECT e.entity_id, 0 FROM entities e
             WHERE e.project = ? AND e.environment = ? AND e.dataset = ? AND {among}
             UNION
-            SELECT b.entity_id, r.hop + 1 FROM reach r
-            JOIN facts a ON {here.format(f="a")} AND a.entity_id = r.entity_id AND {live.format(f="a")}
-            JOIN facts b ON {here.format(f="b")} AND b.episode_id = a.episode_id AND b.entity_id IS NOT NULL
-                AND b.entity_id <> a.entity_id AND {live.format(f="b")}
-            WHERE r.hop < ?)
-        SELECT f.fact_id, f.episode_id, min(r.hop) AS hop, max(f.valid_at) AS newest FROM reach r
-        JOIN facts f ON {here.format(f="f")} AND f.entity_id = r.entity_id AND {live.format(f="f")}
+            SELECT b.entity_id, r.hop + 1 FROM reach r CROSS JOIN facts a CROSS JOIN facts b
+            WHERE r.hop < ? AND {here.format(f="a")} AND a.entity_id = r.entity_id AND {live.format(f="a")}
+                AND {here.format(f="b")} AND b.episode_id = a.episode_id AND b.entity_id <> a.entity_id
+                AND {live.format(f="b")})
+        SELECT f.fact_id, f.episode_id, min(r.hop) AS hop, max(f.valid_at) AS newest
+        FROM reach r CROSS JOIN facts f
+        WHERE {here.format(f="f")} AND f.entity_id = r.entity_id AND {live.format(f="f")}
         GROUP BY f.fact_id, f.episode_id ORDER BY hop, newest DESC LIMIT ?"""
-        rows = self._read(sql, (*scope, *start, *scope, t, t, *scope, t, t, hops, *scope, t, t, limit))
+        rows = self._read(sql, (*scope, *start, hops, *scope, t, t, *scope, t, t, *scope, t, t, limit))
         return [(r["fact_id"], r["episode_id"], int(r["hop"])) for r in rows]
 
     def update_fact(self, scope: Scope, fact_id: str, *, invalid_at=None, valid_until=None, superseded_by=None) -> None:
