@@ -429,3 +429,16 @@ def test_a_question_about_now_prefers_the_latest_word_on_it(mem):
     top = mem.recall("Does the user still cycle to work?", "sam").items[0]
     assert top.message_id == "m-sold" and top.signals["recency"] > 0
     assert mem.recall("How far do I cycle to work?", "sam").items[0].message_id == "m-cycle"
+
+
+def test_a_window_bounded_by_an_event_prefers_its_side(mem):
+    """Issue 17, item 1: "before she moved to Edinburgh" is dated by what the memory holds about the move."""
+    mem.messages.index("sam", "Long shifts at the hospital in Manchester again this week.", chat="c1",
+                       at="2026-01-10T09:00:00Z", message_id="m-before")
+    mem.add("We moved to Edinburgh last weekend!", "sam", at="2026-03-02T09:00:00Z", chat="c2", message_id="m-move")
+    mem.messages.index("sam", "Long shifts at the hospital in Leith again this week.", chat="c3",
+                       at="2026-04-10T09:00:00Z", message_id="m-after")
+    before = mem.recall("What were my shifts at the hospital like before I moved to Edinburgh?", "sam").messages
+    assert before[0].message_id == "m-before" and "window" in before[0].signals
+    after = mem.recall("What were my shifts at the hospital like after I moved to Edinburgh?", "sam").messages
+    assert after[0].message_id == "m-after"

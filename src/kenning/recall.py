@@ -245,6 +245,8 @@ class Recaller:
         p = self.preset
         asks = p.when_boost and when.asks_when(query)
         window = when.time_window(query, at) if p.window_boost else None
+        if p.window_boost and window is None and (event := when.relative_to_event(query)) is not None:
+            window = self._event_window(scope, *event, at)
         recent = bool(p.recency and NOW.search(query))
         if not (asks or window or recent or p.session_prior or p.question_penalty or (p.slot_now and slot_hits)):
             return
@@ -304,6 +306,18 @@ class Recaller:
                 if item in fused:   # the slot's live facts, in slot order, just above everything else
                     fused[item] = max(fused[item], top * (1 + p.slot_now) - rank * 1e-6)
                     signals[item]["now"] = round(p.slot_now, 4)
+
+    def _event_window(self, scope: Scope, side: str, clause: str, at: datetime) -> "when.Window | None":
+        """The stretch before or after an event the question names ("before she moved to Edinburgh"),
+        dated by the fact that best matches it, or else the message."""
+        terms = query_terms(clause)
+        if not terms:
+            return None
+        facts = self.store.get_facts(scope, [k for k, _ in self.store.keyword_search(scope, terms, at, 1)])
+        if facts:
+            return when.around(side, facts[0].valid_at)
+        said = self.store.get_episodes(scope, [k for k, _ in self.store.episode_keyword_search(scope, terms, 1)])
+        return when.around(side, said[0].at) if said else None
 
     def _as_the_user(self, scope: Scope, query: str, at: datetime) -> str:
         """The query with the person's own name (their live "is named" fact) read as "the user": in

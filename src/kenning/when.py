@@ -147,3 +147,24 @@ def time_window(query: str, now: datetime) -> Window | None:
         if m:
             return fn(m, now)  # type: ignore[operator]
     return None
+
+
+_RELATIVE = re.compile(r"\b(before|after|since|until|prior\s+to)\s+(.{3,}?)[\s?.!]*$", re.I)
+EARLIEST = datetime(1, 1, 1, tzinfo=timezone.utc)
+LATEST = datetime(9999, 12, 31, tzinfo=timezone.utc)
+
+
+def relative_to_event(query: str) -> tuple[str, str] | None:
+    """("before", "she moved to Edinburgh") for "Where did she work before she moved to Edinburgh?":
+    a window bounded by an event the memory has to date. None when the bound is itself a time
+    ("before May 2023" is a named window, see ``time_window``)."""
+    m = _RELATIVE.search(query)
+    if not m or time_window(m.group(2), datetime.now(timezone.utc)) is not None or says_when(m.group(2)):
+        return None
+    side = "before" if m.group(1).lower() in ("before", "until") or m.group(1).lower().startswith("prior") else "after"
+    return side, m.group(2)
+
+
+def around(side: str, t: datetime) -> Window:
+    """The window on one side of an event's time."""
+    return Window(EARLIEST, t) if side == "before" else Window(t, LATEST)
