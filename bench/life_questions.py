@@ -77,8 +77,8 @@ def main(argv=None) -> int:
             turns = stories[q["story"]]["turns"]
             (index,) = [i for i, t in enumerate(turns) if q["evidence"] in t["content"]]
             evidence_id = f"{q['story']}-t{index}"
-            end = turns[-1]["at"] if args.at_end else None
-            res = mem.recall(q["question"], dataset=q["story"], limit=10, as_of=end)
+            when = {"as_of": turns[-1]["at"]} if args.at_end else {}
+            res = mem.recall(q["question"], dataset=q["story"], limit=10, **when)
             first = bool(res.items) and item_right(res.items[0], q, evidence_id)
             top5 = any(item_right(i, q, evidence_id) for i in res.items[:5])
             line = first_line(res.context)
