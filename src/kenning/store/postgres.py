@@ -593,18 +593,18 @@ class PostgresStore(SQLStore):
         return [(r["fact_id"], r["predicate"]) for r in rows]
 
     def fact_vectors(self, scope: Scope, fact_ids: list[str]) -> dict[str, np.ndarray]:
-        if not fact_ids:
-            return {}
-        rows = self._q(f"SELECT fact_id, embedding::vector AS embedding FROM facts WHERE {TENANT}"
-                       " AND fact_id = ANY(%(ids)s) AND embedding IS NOT NULL", _tenant(scope, ids=list(fact_ids)))
-        return {r["fact_id"]: _array(r["embedding"]) for r in rows}
+        return self._vectors("facts", "fact_id", scope, fact_ids)
 
     def message_vectors(self, scope: Scope, episode_ids: list[str]) -> dict[str, np.ndarray]:
-        if not episode_ids:
+        return self._vectors("episodes", "episode_id", scope, episode_ids)
+
+    def _vectors(self, table: str, key: str, scope: Scope, ids: list[str]) -> dict[str, np.ndarray]:
+        if not ids:
             return {}
-        rows = self._q(f"SELECT episode_id, embedding::vector AS embedding FROM episodes WHERE {TENANT}"
-                       " AND episode_id = ANY(%(ids)s) AND embedding IS NOT NULL", _tenant(scope, ids=list(episode_ids)))
-        return {r["episode_id"]: _array(r["embedding"]) for r in rows}
+        rows = self._q(f"SELECT {key}, embedding::vector AS embedding FROM {table} WHERE {TENANT}"
+                       f" AND {key} = ANY(%(ids)s) AND embedding IS NOT NULL", _tenant(scope, ids=list(ids)))
+        return {r[key]: _array(r["embedding"]) for r in rows}
+
 
     def list_facts(self, scope: Scope, query: FactQuery) -> tuple[list[Fact], int]:
         where, params = [SCOPE], _tenant(scope)
