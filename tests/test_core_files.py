@@ -58,8 +58,9 @@ def test_view_directory_header_and_size_lines(mem):
     lines = tool(mem, "view", path="/memories").split("\n")
     assert lines[0] == DIR_HEADER.format(path="/memories")
     assert lines[1] == "2.0K\t/memories"
-    assert set(lines[2:]) == {"5\t/memories/a.txt", "2.0K\t/memories/dir", "2.0K\t/memories/dir/b.txt",
-                              "10\t/memories/dir/sub"}
+    # depth first, names sorted in each folder, folders with a trailing slash (the SDK's listing)
+    assert lines[2:] == ["5B\t/memories/a.txt", "2.0K\t/memories/dir/", "2.0K\t/memories/dir/b.txt",
+                         "10B\t/memories/dir/sub/"]
     assert len(lines) == 6
     assert all(".hidden" not in line and "node_modules" not in line for line in lines[1:])
 
@@ -68,11 +69,11 @@ def test_view_subdirectory_lists_inside_it(mem):
     tool(mem, "create", path="/memories/dir/b.txt", file_text="bb")
     tool(mem, "create", path="/memories/other.txt", file_text="o")
     assert tool(mem, "view", path="/memories/dir") == (
-        DIR_HEADER.format(path="/memories/dir") + "\n2\t/memories/dir\n2\t/memories/dir/b.txt")
+        DIR_HEADER.format(path="/memories/dir") + "\n2B\t/memories/dir\n2B\t/memories/dir/b.txt")
 
 
 def test_view_empty_memory_directory(mem):
-    assert tool(mem, "view", path="/memories") == DIR_HEADER.format(path="/memories") + "\n0\t/memories"
+    assert tool(mem, "view", path="/memories") == DIR_HEADER.format(path="/memories") + "\n0B\t/memories"
 
 
 def test_view_file_with_line_numbers(mem):
@@ -97,10 +98,18 @@ def test_view_range_and_minus_one_to_end(mem):
         "Here's the content of /memories/r.txt with line numbers:\n     3\tthree\n     4\tfour")
 
 
-@pytest.mark.parametrize("bad", [[0, 2], [3, 2], [1, 9], [1], "1-2", [1.0, 2], [True, 2]])
-def test_view_range_out_of_bounds_is_a_tool_error(mem, bad):
+@pytest.mark.parametrize("bad", ["1-2", [1.0, 2], [True, 2]])
+def test_view_range_that_is_not_two_line_numbers_is_a_tool_error(mem, bad):
     tool(mem, "create", path="/memories/r.txt", file_text="one\ntwo\nthree")
     assert tool_error(mem, "view", path="/memories/r.txt", view_range=bad).startswith("Error: ")
+
+
+@pytest.mark.parametrize("view_range, shown", [([0, 2], [1, 2]), ([3, 2], []), ([1, 9], [1, 2, 3]), ([1], [1, 2, 3]),
+                                               ([2, -1], [2, 3]), ([5, -1], [])])
+def test_view_range_is_clamped_to_the_file_as_the_sdk_does(mem, view_range, shown):
+    tool(mem, "create", path="/memories/r.txt", file_text="one\ntwo\nthree")
+    out = tool(mem, "view", path="/memories/r.txt", view_range=view_range).split("\n")[1:]
+    assert [int(line.split("\t")[0]) for line in out if line] == shown
 
 
 def test_view_file_over_line_limit(new_memory):
@@ -130,12 +139,15 @@ def test_create_success(mem):
     assert content(mem, "/memories/notes.txt") == "Meeting notes"
 
 
-def test_create_overwrites_without_expected_version(mem):
+def test_create_on_an_existing_file_or_directory_is_refused_and_keeps_it(mem):
     tool(mem, "create", path="/memories/n.txt", file_text="first")
-    assert tool(mem, "create", path="/memories/n.txt", file_text="second") == (
-        "File created successfully at: /memories/n.txt")
+    assert tool_error(mem, "create", path="/memories/n.txt", file_text="second") == (
+        "Error: File /memories/n.txt already exists")
     f = mem.core.read("sam", "/memories/n.txt")
-    assert (f.content, f.version) == ("second", 2)
+    assert (f.content, f.version) == ("first", 1)
+    tool(mem, "create", path="/memories/d/x.txt", file_text="x")
+    assert tool_error(mem, "create", path="/memories/d", file_text="y") == "Error: File /memories/d already exists"
+    assert tool_error(mem, "create", path="/memories", file_text="y") == "Error: File /memories already exists"
 
 
 def test_create_refused_by_expected_version_says_already_exists(mem):
@@ -154,8 +166,8 @@ def test_str_replace_success_with_numbered_snippet(mem):
     lines = out.split("\n")
     assert lines[0].startswith("The memory file has been edited.")
     assert lines[0] == TEXTS["edited"].format(path="/memories/n.txt")
-    # four lines of context either side of the edited line, numbered like `view`
-    assert lines[1:] == [f"{i:>6}\t{'SIX' if i == 6 else f'l{i}'}" for i in range(2, 11)]
+    # two lines of context either side of the edited line (the SDK's snippet), numbered like `view`
+    assert lines[1:] == [f"{i:>6}\t{'SIX' if i == 6 else f'l{i}'}" for i in range(4, 9)]
     assert content(mem, "/memories/n.txt").split("\n")[5] == "SIX"
 
 
@@ -191,14 +203,21 @@ def test_insert_success(mem):
     tool(mem, "create", path="/memories/todo.txt", file_text="one\ntwo\nthree")
     assert tool(mem, "insert", path="/memories/todo.txt", insert_line=2, insert_text="- new\n") == (
         "The file /memories/todo.txt has been edited.")
-    assert content(mem, "/memories/todo.txt") == "one\ntwo\n- new\nthree"
+    assert content(mem, "/memories/todo.txt") == "one\ntwo\n- new\nthree\n"   # lines end with a newline
 
 
 def test_insert_line_zero_is_the_top_and_n_lines_the_end(mem):
     tool(mem, "create", path="/memories/todo.txt", file_text="a\nb")
     tool(mem, "insert", path="/memories/todo.txt", insert_line=0, insert_text="top")
     tool(mem, "insert", path="/memories/todo.txt", insert_line=3, insert_text="end\nmore")
-    assert content(mem, "/memories/todo.txt") == "top\na\nb\nend\nmore"
+    assert content(mem, "/memories/todo.txt") == "top\na\nb\nend\nmore\n"
+
+
+def test_insert_counts_lines_without_the_empty_one_after_a_trailing_newline(mem):
+    tool(mem, "create", path="/memories/t.txt", file_text="a\nb\n")
+    assert "[0, 2]" in tool_error(mem, "insert", path="/memories/t.txt", insert_line=3, insert_text="c")
+    tool(mem, "insert", path="/memories/t.txt", insert_line=2, insert_text="c\n\n")
+    assert content(mem, "/memories/t.txt") == "a\nb\nc\n"
 
 
 @pytest.mark.parametrize("line", [3, -1, 100])
@@ -211,10 +230,10 @@ def test_insert_invalid_line(mem, line):
 
 def test_insert_missing_file_and_directory(mem):
     assert tool_error(mem, "insert", path="/memories/none.txt", insert_line=0, insert_text="x") == (
-        "Error: The path /memories/none.txt does not exist")
+        "Error: The path /memories/none.txt does not exist. Please provide a valid path.")
     tool(mem, "create", path="/memories/dir/f.txt", file_text="x")
     assert tool_error(mem, "insert", path="/memories/dir", insert_line=0, insert_text="x") == (
-        "Error: The path /memories/dir does not exist")
+        "The path /memories/dir is not a file.")
 
 
 def test_delete_success(mem):
@@ -366,13 +385,13 @@ ESCAPES = [
 
 @pytest.mark.parametrize("path", ESCAPES)
 def test_escaping_paths_are_refused_by_every_command(mem, path):
+    tool(mem, "create", path="/memories/src", file_text="src")
     for command, params in [("view", {"path": path}), ("create", {"path": path, "file_text": "pwned"}),
                             ("str_replace", {"path": path, "old_str": "a", "new_str": "b"}),
                             ("insert", {"path": path, "insert_line": 0, "insert_text": "x"}),
                             ("delete", {"path": path}),
                             ("rename", {"old_path": path, "new_path": "/memories/ok"}),
                             ("rename", {"old_path": "/memories/src", "new_path": path})]:
-        tool(mem, "create", path="/memories/src", file_text="src")
         with pytest.raises(MemoryToolError):
             tool(mem, command, **params)
     assert [f.path for f in mem.core.list("sam")] == ["/memories/src"]
@@ -452,11 +471,12 @@ def test_every_change_increments_the_version_and_is_in_the_history(mem):
     assert mem.core.insert("sam", "/memories/p.md", 0, "top").version == 3
     tool(mem, "str_replace", path="/memories/p.md", old_str="top", new_str="TOP")
     tool(mem, "insert", path="/memories/p.md", insert_line=3, insert_text="end")
-    tool(mem, "create", path="/memories/p.md", file_text="reset")
+    tool(mem, "create", path="/memories/p.md", file_text="reset", expected_version=5)
     assert mem.core.read("sam", "/memories/p.md").version == 6
     history = mem.core.history("sam", "/memories/p.md")
     assert [h.version for h in history] == [1, 2, 3, 4, 5, 6]
-    assert [h.content for h in history] == ["a\nb", "a\nB", "top\na\nB", "TOP\na\nB", "TOP\na\nB\nend", "reset"]
+    assert [h.content for h in history] == ["a\nb", "a\nB", "top\na\nB\n", "TOP\na\nB\n", "TOP\na\nB\nend\n",
+                                            "reset"]
     assert [h.op for h in history][:3] == ["write", "str_replace", "insert"]
 
 
@@ -561,11 +581,11 @@ def test_insert_remove_rename_library_errors(mem):
         mem.core.rename("sam", "/memories/a", "/memories/b")
     with pytest.raises(NotFound):
         mem.core.read("sam", "/memories/none")
-    assert mem.core.insert("sam", "/memories/a", 1, "z").content == "a\nz"
+    assert mem.core.insert("sam", "/memories/a", 1, "z").content == "a\nz\n"
     mem.core.remove("sam", "/memories/b")
     mem.core.rename("sam", "/memories/a", "/memories/c")
     assert [f.path for f in mem.core.list("sam")] == ["/memories/c"]
-    assert mem.core.view("sam") == DIR_HEADER.format(path="/memories") + "\n3\t/memories\n3\t/memories/c"
+    assert mem.core.view("sam") == DIR_HEADER.format(path="/memories") + "\n4B\t/memories\n4B\t/memories/c"
 
 
 # -- size limit (max_content) ----------------------------------------------------------------------
@@ -732,16 +752,10 @@ def test_render_marker_counts_the_hidden_characters(mem):
 # -- human_size ------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("n, text", [
-    (0, "0"), (1, "1"), (512, "512"), (1023, "1023"), (1024, "1.0K"), (1025, "1.1K"), (4096, "4.0K"),
-    (5632, "5.5K"), (10 * 1024, "10K"), (17 * 1024, "17K"), (17 * 1024 + 1, "18K"),
-    (int(1.2 * 1024 * 1024), "1.2M"), (1024 ** 3, "1.0G"),
+    (0, "0B"), (5, "5B"), (1023, "1023B"), (1024, "1K"), (1536, "1.5K"), (5632, "5.5K"), (10 * 1024, "10K"),
+    (10239, "10.0K"), (int(1.2 * 1024 * 1024), "1.2M"), (1024 ** 3, "1G"),
 ])
-def test_human_size_like_du(n, text):
-    assert human_size(n) == text
-
-
-@pytest.mark.parametrize("n, text", [(10239, "10K"), (1024 * 1024 - 1, "1.0M")])
-def test_human_size_rounding_carries_like_du(n, text):
+def test_human_size_as_the_sdk_lists_it(n, text):
     assert human_size(n) == text
 
 

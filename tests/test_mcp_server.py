@@ -105,8 +105,8 @@ def test_memory_tool_over_stdio(db, tmp_path):
     assert text(listing).startswith(TEXTS["dir"].format(path="/memories"))
     assert "/memories/user/prefs.md" in text(listing)
     # Failures are error results with kenning's exact memory tool texts.
-    assert outside.is_error and text(outside) == TEXTS["outside"].format(path="/etc/passwd")
-    assert traversal.is_error and text(traversal) == TEXTS["outside"].format(path="/memories/../x.md")
+    assert outside.is_error and text(outside) == TEXTS["not_memories"].format(path="/etc/passwd")
+    assert traversal.is_error and text(traversal) == TEXTS["escape"].format(path="/memories/../x.md")
     assert missing.is_error and text(missing) == "Error: The path /memories/nope.md does not exist"
     assert unknown.is_error and text(unknown) == TEXTS["bad_command"].format(command="shred")
     assert not deleted.is_error and text(deleted) == "Successfully deleted /memories/user"
@@ -242,7 +242,7 @@ def test_streamable_http(db, tmp_path):
     assert names == TOOLS
     assert text(created) == "File created successfully at: /memories/a.md"
     assert text(viewed).endswith("     1\tover http")
-    assert bad.is_error and text(bad) == TEXTS["outside"].format(path="/memories/../../etc")
+    assert bad.is_error and text(bad) == TEXTS["escape"].format(path="/memories/../../etc")
     assert facts.structured_content["total"] == 1
 
 

@@ -31,12 +31,13 @@ if TYPE_CHECKING:
 
 ROOT = "/memories"
 MAX_LINES = 999_999
-SNIPPET_CONTEXT = 4
+SNIPPET_CONTEXT = 2   # lines shown before and after the first changed one (the SDK's snippet)
 MAX_DECODES = 8   # percent-decoding rounds a path may need; one still encoded after them is refused
 
 # Every text the memory tool answers with, in one place (Anthropic's memory tool documentation).
 TEXTS = {
     "dir": "Here're the files and directories up to 2 levels deep in {path}, excluding hidden items and node_modules:",
+    "not_file": "The path {path} is not a file.",
     "file": "Here's the content of {path} with line numbers:",
     "too_long": "File {path} exceeds maximum line limit of 999,999 lines.",
     "missing": "The path {path} does not exist. Please provide a valid path.",
@@ -55,6 +56,11 @@ TEXTS = {
     "renamed": "Successfully renamed {old_path} to {new_path}",
     "rename_missing": "Error: The path {old_path} does not exist",
     "rename_exists": "Error: The destination {new_path} already exists",
+    # Not in the documentation: the SDK's reference implementation's words.
+    "root_delete": "Cannot delete the /memories directory itself",
+    "root_rename": "Cannot rename the /memories directory itself",
+    "escape": "Path {path} would escape /memories directory",
+    "not_memories": "Path must start with /memories, got: {path}",
     # Not in the tool's documentation: kenning's own refusals.
     "outside": "Error: The path {path} is not inside /memories. Use a path that starts with /memories/",
     "root": "Error: {path} is the memory directory itself; it cannot be {verb}",
@@ -67,6 +73,7 @@ TEXTS = {
     "deceptive": ("Error: The path {path} holds a character that imitates a dot or slash, or an invisible or "
                   "direction-changing one; use plain characters"),
     "in_file": "Error: {parent} is a file, so {path} cannot be created inside it",
+    "into_itself": "Error: {old_path} cannot be moved into itself ({new_path})",
 }
 
 
@@ -117,18 +124,27 @@ def canonical(path: object) -> str:
 
 
 def human_size(n: int) -> str:
-    """Sizes as ``du -h`` prints them: 512, 4.0K, 5.5K, 10K, 17K, 1.0M (rounded up)."""
-    if n < 1024:
-        return str(n)
-    size = float(n)
-    for unit in "KMGT":
-        size /= 1024
-        tenth = math.ceil(size * 10) / 10
-        if tenth < 10:
-            return f"{tenth:.1f}{unit}"
-        if math.ceil(size) < 1024 or unit == "T":
-            return f"{math.ceil(size)}{unit}"
-    return f"{math.ceil(size)}T"
+    """A size as the SDK's memory tool lists it: 0B, 12B, 1.5K, 4K, 2.3M."""
+    if n == 0:
+        return "0B"
+    units = ["B", "K", "M", "G"]
+    i = min((n.bit_length() - 1) // 10, len(units) - 1)
+    size = n / 1024 ** i
+    return f"{int(size)}{units[i]}" if size == int(size) else f"{size:.1f}{units[i]}"
+
+
+def tool_path(raw: object) -> str:
+    """A path as the memory tool takes it: anything under /memories, ``..`` and ``.`` resolved as a
+    filesystem would (``/memories/d/../a.md`` is ``/memories/a.md``), never above /memories; the
+    characters :func:`canonical` refuses are refused here too."""
+    if not isinstance(raw, str) or not raw.startswith(ROOT):
+        raise MemoryToolError(_say("not_memories", path=raw))
+    if raw != ROOT and not raw.startswith(ROOT + "/"):   # /memoriesX is not inside /memories
+        raise MemoryToolError(_say("escape", path=raw))
+    normal = posixpath.normpath(raw)
+    if not (normal == ROOT or normal.startswith(ROOT + "/")):
+        raise MemoryToolError(_say("escape", path=raw))
+    return canonical(normal)
 
 
 def _numbered(lines: list[str], start: int) -> str:
@@ -168,115 +184,161 @@ class Core:
         except KenningError as exc:
             raise MemoryToolError(f"Error: {exc}") from None
 
+    # Each command behaves as the Anthropic SDK's reference implementation does on a directory
+    # (``BetaLocalFilesystemMemoryTool``) and answers with the documented strings, echoing the path as
+    # it was given; the remaining differences are listed in tests/memory_tool_diff.py.
     def _tool_view(self, scope: Scope, ns: str, c: dict) -> str:
-        path = canonical(c["path"])
+        raw = c["path"]
+        path = tool_path(raw)
         files = self._s.store.core_list(scope, ns)
         found = next((f for f in files if f.path == path), None)
         if found is not None:
             lines = found.content.split("\n")
             if len(lines) > MAX_LINES:
-                raise MemoryToolError(_say("too_long", path=path))
-            start, end = 1, len(lines)
-            if c.get("view_range") is not None:
-                start, end = _view_range(c["view_range"], len(lines))
-            return _say("file", path=path) + "\n" + _numbered(lines[start - 1:end], start)
+                raise MemoryToolError(_say("too_long", path=raw))
+            start, end = _view_range(c.get("view_range"), len(lines))
+            return _say("file", path=raw) + "\n" + _numbered(lines[start:end], start + 1)
         inside = [f for f in files if f.path.startswith(path.rstrip("/") + "/")]
         if path != ROOT and not inside:
-            raise MemoryToolError(_say("missing", path=path))
-        return self._listing(path, inside)
+            raise MemoryToolError(_say("missing", path=raw))
+        return self._listing(raw, path, inside)
 
-    def _listing(self, path: str, files: list[CoreFile]) -> str:
+    def _listing(self, raw: str, path: str, files: list[CoreFile]) -> str:
+        """Two levels below ``path``, depth first, names sorted within each folder, folders with a
+        trailing slash; hidden names and node_modules left out."""
         base = path.rstrip("/")
-        sizes: dict[str, int] = {}
+        tree: dict = {}
         for f in files:
             rel = f.path[len(base) + 1:].split("/")
             if any(part.startswith(".") or part == "node_modules" for part in rel):
                 continue
-            for depth in range(1, min(len(rel), 2) + 1):
-                entry = base + "/" + "/".join(rel[:depth])
-                sizes[entry] = sizes.get(entry, 0) + f.size
-        lines = [_say("dir", path=path), f"{human_size(sum(f.size for f in files))}\t{path}"]
-        lines += [f"{human_size(size)}\t{entry}" for entry, size in sorted(sizes.items())]
+            node = tree
+            for part in rel[:-1]:
+                node = node.setdefault(part, {})
+                node.setdefault("", 0)
+                node[""] += f.size
+            node[rel[-1]] = f.size
+        lines = [_say("dir", path=raw), f"{human_size(sum(f.size for f in files))}\t{raw}"]
+
+        def walk(node: dict, prefix: str, depth: int) -> None:
+            for name in sorted(k for k in node if k):
+                child = node[name]
+                if isinstance(child, dict):
+                    lines.append(f"{human_size(child[''])}\t{raw}/{prefix}{name}/")
+                    if depth < 2:
+                        walk(child, f"{prefix}{name}/", depth + 1)
+                else:
+                    lines.append(f"{human_size(child)}\t{raw}/{prefix}{name}")
+        walk(tree, "", 1)
         return "\n".join(lines)
 
+    def _kind(self, scope: Scope, ns: str, path: str) -> str:
+        """"file", "dir" (the root, or a path files sit under) or "none"."""
+        if path == ROOT:
+            return "dir"
+        if self._s.store.core_get(scope, ns, path) is not None:
+            return "file"
+        prefix = path + "/"
+        return "dir" if any(f.path.startswith(prefix) for f in self._s.store.core_list(scope, ns)) else "none"
+
     def _tool_create(self, scope: Scope, ns: str, c: dict) -> str:
-        path = self._file_path(c["path"], "created")
+        raw = c["path"]
+        path = tool_path(raw)
         text = c["file_text"]
         if not isinstance(text, str):
             raise TypeError("file_text must be a string")
         expected = c.get("expected_version")
+        with self._s.store.transaction(scope):
+            current = self._s.store.core_get(scope, ns, path)
+            # a file is never overwritten by create, unless the caller names the version it replaces
+            if self._kind(scope, ns, path) != "none" and (expected is None or current is None
+                                                          or current.version != expected):
+                raise MemoryToolError(_say("exists", path=raw))
+            if expected is not None and current is None and expected != 0:
+                raise MemoryToolError(_say("exists", path=raw))
+            self._put(scope, ns, path, text, "create")
+        return _say("created", path=raw)
+
+    def _editable(self, scope: Scope, ns: str, raw: str) -> tuple[str, CoreFile]:
+        path = tool_path(raw)
         current = self._s.store.core_get(scope, ns, path)
-        if expected is not None and (current.version if current else 0) != expected:
-            raise MemoryToolError(_say("exists", path=path))
-        self._put(scope, ns, path, text, "create")
-        return _say("created", path=path)
+        if current is None:
+            kind = self._kind(scope, ns, path)
+            raise MemoryToolError(_say("not_file" if kind == "dir" else "edit_missing", path=raw))
+        return path, current
 
     def _tool_str_replace(self, scope: Scope, ns: str, c: dict) -> str:
-        path = self._file_path(c["path"], "edited")
+        raw = c["path"]
         old, new = c["old_str"], c.get("new_str") or ""
         if not isinstance(old, str) or not isinstance(new, str):
             raise TypeError("old_str and new_str must be strings")
         with self._s.store.transaction(scope):
-            current = self._existing(scope, ns, path, "edit_missing")
-            starts = _occurrences(current.content, old)
-            if not starts:
-                raise MemoryToolError(_say("no_match", old_str=old, path=path))
-            if len(starts) > 1:
-                numbers = ", ".join(str(current.content.count("\n", 0, s) + 1) for s in starts)
+            path, current = self._editable(scope, ns, raw)
+            content = current.content
+            count = content.count(old)
+            if count == 0:
+                raise MemoryToolError(_say("no_match", old_str=old, path=raw))
+            if count > 1:
+                numbers = ", ".join(str(content.count("\n", 0, s) + 1) for s in _every_start(content, old))
                 raise MemoryToolError(_say("ambiguous", old_str=old, line_numbers=numbers))
-            at = starts[0]
-            text = current.content[:at] + new + current.content[at + len(old):]
+            at = content.find(old)
+            text = content.replace(old, new)
             self._put(scope, ns, path, text, "str_replace")
-        first = current.content.count("\n", 0, at) + 1
+        changed = content.count("\n", 0, at)   # 0-based: the line the replacement starts on
         lines = text.split("\n")
-        lo = max(1, first - SNIPPET_CONTEXT)
-        hi = min(len(lines), first + new.count("\n") + SNIPPET_CONTEXT)
-        return _say("edited", path=path) + "\n" + _numbered(lines[lo - 1:hi], lo)
+        lo, hi = max(0, changed - SNIPPET_CONTEXT), min(len(lines), changed + SNIPPET_CONTEXT + 1)
+        return _say("edited", path=raw) + "\n" + _numbered(lines[lo:hi], lo + 1)
 
     def _tool_insert(self, scope: Scope, ns: str, c: dict) -> str:
-        path = self._file_path(c["path"], "edited")
+        raw = c["path"]
         line, text = c["insert_line"], c["insert_text"]
         if not isinstance(text, str):
             raise TypeError("insert_text must be a string")
         with self._s.store.transaction(scope):
-            current = self._existing(scope, ns, path, "delete_missing")
+            path, current = self._editable(scope, ns, raw)
             lines = current.content.split("\n")
+            if lines[-1] == "":   # the empty tail a trailing newline leaves is not a line
+                lines.pop()
             if isinstance(line, bool) or not isinstance(line, int) or not 0 <= line <= len(lines):
                 raise MemoryToolError(_say("bad_insert", insert_line=line, n_lines=len(lines)))
-            added = text[:-1] if text.endswith("\n") else text
-            lines[line:line] = added.split("\n")
-            self._put(scope, ns, path, "\n".join(lines), "insert")
-        return _say("inserted", path=path)
+            lines.insert(line, text.rstrip("\n"))
+            body = "\n".join(lines)
+            self._put(scope, ns, path, body if body.endswith("\n") else body + "\n", "insert")
+        return _say("inserted", path=raw)
 
     def _tool_delete(self, scope: Scope, ns: str, c: dict) -> str:
-        path = canonical(c["path"])
+        raw = c["path"]
+        path = tool_path(raw)
         if path == ROOT:
-            raise MemoryToolError(_say("root", path=path, verb="deleted"))
+            raise MemoryToolError(_say("root_delete"))
         with self._s.store.transaction(scope):
             files = self._s.store.core_list(scope, ns)
             doomed = [f for f in files if f.path == path or f.path.startswith(path + "/")]
             if not doomed:
-                raise MemoryToolError(_say("delete_missing", path=path))
+                raise MemoryToolError(_say("delete_missing", path=raw))
             for f in doomed:
                 self._s.store.core_delete(scope, ns, f.path, keep=self._keep)
-        return _say("deleted", path=path)
+        return _say("deleted", path=raw)
 
     def _tool_rename(self, scope: Scope, ns: str, c: dict) -> str:
-        old, new = canonical(c["old_path"]), canonical(c["new_path"])
-        if ROOT in (old, new):
-            raise MemoryToolError(_say("root", path=ROOT, verb="renamed"))
+        old_raw, new_raw = c["old_path"], c["new_path"]
+        old, new = tool_path(old_raw), tool_path(new_raw)
+        if old == ROOT:
+            raise MemoryToolError(_say("root_rename"))
         with self._s.store.transaction(scope):
+            if self._kind(scope, ns, new) != "none":
+                raise MemoryToolError(_say("rename_exists", new_path=new_raw))
             files = self._s.store.core_list(scope, ns)
             moving = [f for f in files if f.path == old or f.path.startswith(old + "/")]
             if not moving:
-                raise MemoryToolError(_say("rename_missing", old_path=old))
-            if any(f.path == new or f.path.startswith(new + "/") for f in files):
-                raise MemoryToolError(_say("rename_exists", new_path=new))
+                raise MemoryToolError(_say("rename_missing", old_path=old_raw))
+            if new.startswith(old + "/"):
+                raise MemoryToolError(_say("into_itself", old_path=old_raw, new_path=new_raw))
             for f in moving:
                 target = new + f.path[len(old):]
-                self._s.store.core_put(scope, ns, target, f.content, f"rename from {f.path}", keep=self._keep)
+                self._put(scope, ns, target, f.content, f"rename from {f.path}", moving=old)
                 self._s.store.core_delete(scope, ns, f.path, op=f"rename to {target}", keep=self._keep)
-        return _say("renamed", old_path=old, new_path=new)
+        return _say("renamed", old_path=old_raw, new_path=new_raw)
 
     def _file_path(self, raw, verb: str) -> str:
         path = canonical(raw)
@@ -290,11 +352,13 @@ class Core:
             raise MemoryToolError(_say(missing, path=path))
         return current
 
-    def _put(self, scope: Scope, ns: str, path: str, text: str, op: str) -> CoreFile:
+    def _put(self, scope: Scope, ns: str, path: str, text: str, op: str, moving: str | None = None) -> CoreFile:
         limit = self._s.settings.max_core_chars
         if len(text) > limit:
             raise MemoryToolError(_say("too_large", path=path, size=len(text), limit=limit))
         files = {f.path for f in self._s.store.core_list(scope, ns)}
+        if moving is not None:   # a rename: the files it moves away make room for themselves
+            files = {f for f in files if not (f == moving or f.startswith(moving + "/"))}
         if any(f.startswith(path + "/") for f in files):
             raise MemoryToolError(_say("is_dir", path=path))
         check_room(self._s.store, self._s.settings, scope, len(text))
@@ -458,14 +522,22 @@ def _occurrences(text: str, old: str) -> list[int]:
     return starts
 
 
+def _every_start(text: str, old: str) -> list[int]:
+    """Where ``old`` starts, overlapping matches included (the lines the tool names when it is not unique)."""
+    starts, at = [], text.find(old)
+    while at >= 0:
+        starts.append(at)
+        at = text.find(old, at + 1)
+    return starts
+
+
 def _view_range(view_range, n_lines: int) -> tuple[int, int]:
-    if (not isinstance(view_range, (list, tuple)) or len(view_range) != 2
+    """The 0-based slice ``[start, end)`` a view shows: the whole file, or ``view_range`` clamped to it
+    as the SDK does (start below 1 reads from 1, end -1 or past the end reads to the end)."""
+    if view_range is None or (isinstance(view_range, (list, tuple)) and len(view_range) != 2):
+        return 0, n_lines
+    if (not isinstance(view_range, (list, tuple))
             or not all(isinstance(v, int) and not isinstance(v, bool) for v in view_range)):
         raise ValueError("view_range must be [start, end]")
     start, end = view_range
-    end = n_lines if end == -1 else end
-    if not 1 <= start <= max(1, n_lines) or end < start or end > n_lines:
-        raise ValueError(f"view_range {list(view_range)} is outside the file's lines [1, {n_lines}]")
-    return start, end
-
-
+    return max(1, start) - 1, n_lines if end == -1 else end

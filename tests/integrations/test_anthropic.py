@@ -70,7 +70,7 @@ def test_every_command_answers_with_kenning_texts(tool, mem):
         "Successfully renamed /memories/notes.md to /memories/a/notes.md"
     listing = tool.view(view("/memories"))
     assert listing.startswith(TEXTS["dir"].format(path="/memories")) and "/memories/a/notes.md" in listing
-    assert mem.core.read("sam", "/memories/a/notes.md").content == "# Notes\nline one\nline 2"
+    assert mem.core.read("sam", "/memories/a/notes.md").content == "# Notes\nline one\nline 2\n"
     assert tool.delete(delete("/memories/a")) == "Successfully deleted /memories/a"
     assert mem.core.list("sam") == []
 
@@ -84,15 +84,15 @@ def test_the_same_text_as_memory_tool_itself(tool, mem):
 
 
 @pytest.mark.parametrize("command, expected", [
-    (view("/etc/passwd"), TEXTS["outside"].format(path="/etc/passwd")),
-    (create("/memories/../escape.md", "x"), TEXTS["outside"].format(path="/memories/../escape.md")),
+    (view("/etc/passwd"), TEXTS["not_memories"].format(path="/etc/passwd")),
+    (create("/memories/../escape.md", "x"), TEXTS["escape"].format(path="/memories/../escape.md")),
     (view("/memories/missing.md"), "The path /memories/missing.md does not exist. Please provide a valid path."),
     (str_replace("/memories/f.md", "nowhere", "x"),
      "No replacement was performed, old_str `nowhere` did not appear verbatim in /memories/f.md."),
     (str_replace("/memories/f.md", "same", "x"),
      "No replacement was performed. Multiple occurrences of old_str `same` in lines: 1, 2. Please ensure it is unique"),
     (insert("/memories/f.md", 9, "x"), TEXTS["bad_insert"].format(insert_line=9, n_lines=2)),
-    (create("/memories", "x"), TEXTS["root"].format(path="/memories", verb="created")),
+    (create("/memories", "x"), TEXTS["exists"].format(path="/memories")),
     (delete("/memories/gone"), "Error: The path /memories/gone does not exist"),
     (rename("/memories/gone", "/memories/new"), "Error: The path /memories/gone does not exist"),
     (rename("/memories/f.md", "/memories/f.md"), "Error: The destination /memories/f.md already exists"),
@@ -145,7 +145,7 @@ def test_tool_runner_sends_results_and_errors(tool, mem):
     assert results[0] == {"type": "tool_result", "tool_use_id": "tu_1",
                           "content": "File created successfully at: /memories/coffee.md"}
     assert results[1] == {"type": "tool_result", "tool_use_id": "tu_2", "is_error": True,
-                          "content": TEXTS["outside"].format(path="/etc")}
+                          "content": TEXTS["not_memories"].format(path="/etc")}
     assert mem.core.read("sam", "/memories/coffee.md").content == "black"
 
 

@@ -254,10 +254,10 @@ from kenning import Memory, NotFound, Settings
 # every version kept (the default keeps the newest 100), so the test can check them all
 mem = Memory(sys.argv[1], embedder=None, settings=Settings(worker_threads=0, max_core_versions=10**9))
 tool = lambda **command: mem.memory_tool("sam", command)
-try:
-    n = mem.core.read("sam", "{LOG}").content.count("\\n")
+try:   # the log's lines each end with a newline (as insert leaves them): entries, then "<end>"
+    n = mem.core.read("sam", "{LOG}").content.count("\\n") - 1
 except NotFound:
-    tool(command="create", path="{LOG}", file_text="<end>")
+    tool(command="create", path="{LOG}", file_text="<end>\\n")
     n = 0
 first = n
 while True:   # one entry a step, by str_replace or insert in turn, then the count in a second file
@@ -266,7 +266,7 @@ while True:   # one entry a step, by str_replace or insert in turn, then the cou
         tool(command="str_replace", path="{LOG}", old_str="<end>", new_str=entry + "\\n<end>")
     else:
         tool(command="insert", path="{LOG}", insert_line=n, insert_text=entry)
-    tool(command="create", path="{STATE}", file_text=f"{{n + 1}} entries")
+    mem.core.write("sam", "{STATE}", f"{{n + 1}} entries")   # create never overwrites: the library does
     if n == first:
         print("writing", flush=True)
     n += 1
@@ -288,7 +288,7 @@ def _core_is_whole(db: str) -> tuple[int, int]:
         assert (current.version, current.content) == (history[-1].version, history[-1].content)
     before = ""
     for n, version in enumerate(log_history):   # version n + 1 holds entries 0 .. n - 1, no more, no less
-        assert version.content == before + "<end>", version.version
+        assert version.content == before + "<end>\n", version.version
         before += _entry(n) + "\n"
     counts = [int(v.content.split()[0]) for v in state_history]
     assert counts == sorted(set(counts)) and counts[-1] in (len(log_history) - 1, len(log_history) - 2)
