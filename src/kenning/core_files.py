@@ -12,7 +12,6 @@ raises typed errors with stable codes instead.
 from __future__ import annotations
 
 import html
-import math
 import posixpath
 import re
 import unicodedata
