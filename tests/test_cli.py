@@ -65,6 +65,12 @@ def test_add_facts_entities_notes_core_as_tables_and_json(tmp_path):
     assert "lisbon" in run(tmp_path, "recall", "Where does the user live?", "--dataset", "sam").stdout
 
 
+def test_a_memory_tool_command_that_is_not_json_is_a_clear_error(tmp_path):
+    bad = run(tmp_path, "core", "tool", "--dataset", "sam", "not json", check=False)
+    assert bad.returncode == 1 and "Traceback" not in bad.stderr
+    assert bad.stderr.startswith("kenning: the command is not JSON") and '"command": "view"' in bad.stderr
+
+
 def test_add_turn_waits_for_its_receipt(tmp_path):
     out = run(tmp_path, "--json", "add-turn", "I play the cello.", "--dataset", "sam", "--wait", "30").stdout
     assert json.loads(out)["processing_status"] == "done"

@@ -10,7 +10,7 @@ import sys
 import time
 from datetime import datetime, timezone
 
-from .errors import KenningError
+from .errors import InputError, KenningError
 
 DEMO = [
     ("2026-07-01T10:00:00Z", "Hi! I live in Berlin and I work at Google as a backend engineer."),
@@ -95,7 +95,13 @@ def cmd_core(args) -> int:
         from .errors import MemoryToolError
 
         try:
-            print(mem.memory_tool(args.dataset, json.loads(args.command_json), args.namespace))
+            command = json.loads(args.command_json)
+        except json.JSONDecodeError as exc:
+            mem.close()
+            raise InputError(f"the command is not JSON ({exc}); pass one object, e.g. "
+                             '\'{"command": "view", "path": "/memories"}\'') from None
+        try:
+            print(mem.memory_tool(args.dataset, command, args.namespace))
         except MemoryToolError as exc:
             print(exc.text)
             return 1
