@@ -71,6 +71,25 @@ def test_a_memory_tool_command_that_is_not_json_is_a_clear_error(tmp_path):
     assert bad.stderr.startswith("kenning: the command is not JSON") and '"command": "view"' in bad.stderr
 
 
+def test_add_reads_a_long_message_from_stdin(tmp_path):
+    db = str(tmp_path / "k.db")
+    text = ("I live in Porto. " + "filler words here " * 10_000)[:99_000]   # near the 100k limit
+    proc = subprocess.run([sys.executable, "-m", "kenning.cli", "--db", db, "add", "-", "--dataset", "sam"],
+                          input=text, capture_output=True, text=True, timeout=120,
+                          env={"KENNING_HOME": str(tmp_path), "PATH": "/usr/bin:/bin"})
+    assert proc.returncode == 0, proc.stderr
+    (fact,) = [json.loads(line) for line in run(tmp_path, "--json", "facts", "--dataset", "sam").stdout.splitlines()]
+    assert fact["object"] == "porto" and "I live in Porto" in fact["source_quote"]
+
+
+def test_facts_as_of_a_time_calls_what_was_live_then_live(tmp_path):
+    run(tmp_path, "add", "I live in Berlin.", "--dataset", "sam", "--at", "2026-07-01T10:00:00Z")
+    run(tmp_path, "add", "I moved to Lisbon last month.", "--dataset", "sam", "--at", "2026-09-03T10:00:00Z")
+    then = [json.loads(line) for line in run(tmp_path, "--json", "facts", "--dataset", "sam", "--as-of",
+                                             "2026-07-15T00:00:00Z").stdout.splitlines()]
+    assert [(r["object"], r["state"]) for r in then] == [("berlin", "live")]
+
+
 def test_add_turn_waits_for_its_receipt(tmp_path):
     out = run(tmp_path, "--json", "add-turn", "I play the cello.", "--dataset", "sam", "--wait", "30").stdout
     assert json.loads(out)["processing_status"] == "done"

@@ -10,6 +10,7 @@ import sys
 import time
 from datetime import datetime, timezone
 
+from . import timeutil
 from .errors import InputError, KenningError
 
 DEMO = [
@@ -167,8 +168,9 @@ def cmd_demo(args) -> int:
 
 
 def cmd_add(args) -> int:
+    text = sys.stdin.read() if args.text == "-" else args.text
     mem = _memory(args)
-    r = mem.add(args.text, dataset=args.dataset, at=args.at, role=args.role, client_ref=args.client_ref)
+    r = mem.add(text, dataset=args.dataset, at=args.at, role=args.role, client_ref=args.client_ref)
     print(r.model_dump_json(indent=2, exclude={"memory"}))
     return 0
 
@@ -178,9 +180,12 @@ def cmd_facts(args) -> int:
     page = mem.list_facts(args.dataset, q=args.q, limit=args.limit, include_invalidated=args.history,
                           as_of=args.as_of, entity=args.entity)
     rows = []
+    then = timeutil.to_utc(args.as_of, field="as_of") if args.as_of else None
     for f in page.facts:
         row = f.model_dump(mode="json")
-        row["state"] = ("live" if f.invalid_at is None else "superseded" if f.superseded_by else "deleted")
+        # as of a time, a fact live then is "live", whatever became of it since
+        live = f.live_at(then) if then is not None else f.invalid_at is None
+        row["state"] = ("live" if live else "superseded" if f.superseded_by else "deleted")
         rows.append(row)
     _show(args, rows, ["valid_at", "valid_until", "predicate", "object", "confidence", "state", "fact_id"],
           f"facts of {args.dataset}")
@@ -363,7 +368,7 @@ def _memory_commands(sub) -> None:
     p.set_defaults(func=cmd_demo)
 
     p = sub.add_parser("add", help="add one message said by the user")
-    p.add_argument("text")
+    p.add_argument("text", help="the message; - reads it from standard input (for long texts)")
     p.add_argument("--dataset", required=True)
     p.add_argument("--at", default=None, help="message time, ISO 8601 (default: now)")
     p.add_argument("--role", default="user")
