@@ -434,7 +434,7 @@ class Core:
             current = self.read(dataset, path, namespace, project=project, environment=environment)
             if expected_version is not None and current.version != expected_version:
                 raise MemoryConflict(f"{path} is at version {current.version}, not {expected_version}")
-            count = len(_occurrences(current.content, old)) if old else 0
+            count = current.content.count(old) if old else 0
             if count == 0:
                 raise MemoryNoMatch(f"{old!r} does not appear in {path}; nothing was replaced")
             if count > 1:
@@ -511,14 +511,6 @@ def _unforgeable(content: str) -> str:
     """A file's content with every ``<memory_file`` / ``</memory_file`` tag-start escaped, so no file can end
     its own block or open one that claims another namespace (attributes are escaped in ``render``)."""
     return _DELIMITER.sub(r"&lt;\1", content)
-
-
-def _occurrences(text: str, old: str) -> list[int]:
-    starts, at = [], text.find(old) if old else -1
-    while at >= 0:
-        starts.append(at)
-        at = text.find(old, at + len(old))
-    return starts
 
 
 def _every_start(text: str, old: str) -> list[int]:
