@@ -18,7 +18,7 @@ import unicodedata
 from typing import TYPE_CHECKING
 from urllib.parse import unquote
 
-from .errors import (InputError, KenningError, MemoryAmbiguous, MemoryConflict, MemoryNoMatch, MemoryToolError,
+from .errors import (Conflict, InputError, KenningError, MemoryAmbiguous, MemoryConflict, MemoryNoMatch, MemoryToolError,
                      NotFound, QuotaExceeded, TextTooLarge)
 from .model import CoreFile, CoreFileVersion, Scope
 from .notes import ORGANIZATION, check_namespace, home_scope
@@ -380,7 +380,7 @@ class Core:
 
     def view(self, dataset: str, path: str = ROOT, namespace: str = "user", *, project: str | None = None,
              environment: str | None = None) -> str:
-        return self._call(dataset, namespace, project, environment, {"command": "view", "path": path})
+        return self._library(dataset, namespace, project, environment, {"command": "view", "path": path})
 
     def read(self, dataset: str, path: str, namespace: str = "user", *, project: str | None = None,
              environment: str | None = None) -> CoreFile:
@@ -462,7 +462,8 @@ class Core:
                       {"command": "rename", "old_path": old_path, "new_path": new_path})
 
     def _library(self, dataset, namespace, project, environment, command: dict) -> str:
-        """The tool's behaviour with the library's errors: missing → NotFound, bad input → InputError."""
+        """The tool's behaviour with the library's errors: missing → NotFound, a clash with what the
+        files hold now (an existing file, a line past the end) → Conflict, bad input → InputError."""
         try:
             return self._call(dataset, namespace, project, environment, command)
         except MemoryToolError as exc:
@@ -470,6 +471,8 @@ class Core:
                 raise NotFound(exc.text) from None
             if "already exists" in exc.text:
                 raise MemoryConflict(exc.text) from None
+            if "Invalid `insert_line`" in exc.text:
+                raise Conflict(exc.text) from None
             raise InputError(exc.text) from None
 
     def _checked(self, path: str, verb: str | None = None) -> str:

@@ -14,6 +14,11 @@ FACT_KINDS = ("attribute", "relation", "preference", "possession", "skill", "rou
 MAX_OBJECT_CHARS = 500
 
 
+# Response models mark every field required in their JSON schema: the API always sends each one
+# (null where empty), so a generated client need not treat them as possibly absent.
+OUTPUT = ConfigDict(json_schema_serialization_defaults_required=True)
+
+
 SCOPE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:@-]{0,127}")   # a project, environment or dataset name: fullmatch it ("$" lets "alice\n" through)
 
 
@@ -26,7 +31,7 @@ class Scope(NamedTuple):
 
 
 class Fact(BaseModel):
-    model_config = ConfigDict(frozen=False)
+    model_config = ConfigDict(frozen=False, json_schema_serialization_defaults_required=True)
 
     fact_id: str
     subject: Literal["user"] = "user"
@@ -61,6 +66,7 @@ class Fact(BaseModel):
 
 
 class Entity(BaseModel):
+    model_config = OUTPUT
     entity_id: str
     name: str
     type: str
@@ -73,6 +79,7 @@ class Entity(BaseModel):
 
 
 class Episode(BaseModel):
+    model_config = OUTPUT
     episode_id: str
     role: str
     content: str
@@ -83,6 +90,7 @@ class Episode(BaseModel):
 
 class Note(BaseModel):
     """Archival memory: free text saved on purpose, searchable, forgotten but never lost."""
+    model_config = OUTPUT
 
     note_id: str
     text: str
@@ -97,6 +105,7 @@ class Note(BaseModel):
 
 
 class MessageHit(BaseModel):
+    model_config = OUTPUT
     message_id: str
     chat: str | None = None
     role: str
@@ -107,6 +116,7 @@ class MessageHit(BaseModel):
 
 
 class NoteHit(BaseModel):
+    model_config = OUTPUT
     note: Note
     score: float
     signals: dict[str, float] = Field(default_factory=dict)
@@ -114,6 +124,7 @@ class NoteHit(BaseModel):
 
 class AddResult(BaseModel):
     """The receipt of one ``add``: what happened to every candidate, and why."""
+    model_config = OUTPUT
 
     status: Literal["stored", "skipped"]
     reason: str | None = None
@@ -135,6 +146,7 @@ JOB_STATUSES = ("queued", "distilling", "done", "failed")
 
 class Job(BaseModel):
     """A queued turn: what ``add_turn`` stored, and what became of it."""
+    model_config = OUTPUT
 
     request_id: str
     project: str
@@ -161,6 +173,7 @@ class Job(BaseModel):
 
 class Receipt(BaseModel):
     """The answer of ``add_turn`` (at once) and of ``status(request_id)`` (any time later)."""
+    model_config = OUTPUT
 
     status: Literal["processing", "done", "failed", "skipped"]
     processing_status: Literal["queued", "distilling", "done", "failed"] | None = None
@@ -174,6 +187,7 @@ class Receipt(BaseModel):
 
 class MemoryStatus(BaseModel):
     """Whether one memory is stored, live and findable by vector search."""
+    model_config = OUTPUT
 
     memory_id: str
     stored: bool
@@ -183,6 +197,7 @@ class MemoryStatus(BaseModel):
 
 class CoreFile(BaseModel):
     """A core memory file: small text the model edits with the memory tool, versioned."""
+    model_config = OUTPUT
 
     path: str
     namespace: str = "user"
@@ -197,6 +212,7 @@ class CoreFile(BaseModel):
 
 
 class CoreFileVersion(BaseModel):
+    model_config = OUTPUT
     path: str
     namespace: str
     version: int
@@ -207,6 +223,7 @@ class CoreFileVersion(BaseModel):
 
 class Document(BaseModel):
     """Versioned text for agent runtimes, under an opaque scope key and a path."""
+    model_config = OUTPUT
 
     scope_key: str
     path: str
@@ -218,6 +235,7 @@ class Document(BaseModel):
 
 
 class FactPage(BaseModel):
+    model_config = OUTPUT
     facts: list[Fact]
     total: int
     limit: int
@@ -226,6 +244,7 @@ class FactPage(BaseModel):
 
 class DatasetSummary(BaseModel):
     """One end user's memory at a glance (the dashboard's dataset list)."""
+    model_config = OUTPUT
 
     dataset: str
     facts: int = 0            # live facts
@@ -236,6 +255,7 @@ class DatasetSummary(BaseModel):
 
 
 class DatasetPage(BaseModel):
+    model_config = OUTPUT
     datasets: list[DatasetSummary]
     total: int
     limit: int
@@ -243,6 +263,7 @@ class DatasetPage(BaseModel):
 
 
 class RecallItem(BaseModel):
+    model_config = OUTPUT
     kind: str                      # fact | note | message
     id: str
     text: str
@@ -256,6 +277,7 @@ class RecallItem(BaseModel):
 
 
 class RecallResult(BaseModel):
+    model_config = OUTPUT
     query: str
     context: str
     facts: list[Fact] = Field(default_factory=list)

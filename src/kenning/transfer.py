@@ -171,6 +171,8 @@ def _parse(number: int, line: str) -> dict:
         obj = json.loads(line)
     except ValueError as exc:
         raise InputError(f"line {number}: not JSON ({exc})") from None
+    except RecursionError:   # arrays nested thousands deep: no record is shaped so
+        raise InputError(f"line {number}: nested too deeply to be a kenning record") from None
     if not isinstance(obj, dict):
         raise InputError(f"line {number}: expected a JSON object")
     return obj

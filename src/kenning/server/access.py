@@ -6,11 +6,12 @@ principal, and the two dependencies routes declare: ``principal`` (who is asking
 """
 from __future__ import annotations
 
-from fastapi import Depends, Header, Request
+from fastapi import Depends, Request
 
 from ..errors import PermissionDenied
 from ..memory import Memory
 from .auth import Auth, Principal
+from .schema import environment_header
 
 
 def memory_for(memory: Memory, p: Principal, write: bool = False):
@@ -26,10 +27,12 @@ class Api:
     def __init__(self, memory: Memory, auth: Auth):
         self.memory, self.auth = memory, auth
 
-        def principal(request: Request, authorization: str | None = Header(None),
-                      x_kenning_environment: str | None = Header(None)) -> Principal:
+        def principal(request: Request, x_kenning_environment: str | None = environment_header()) -> Principal:
+            """The credential is the bearer scheme of the OpenAPI document (server/openapi.py), not a
+            parameter of each operation."""
             found = getattr(request.state, "principal", None)   # the guard resolved it before the body was read
-            return found if found is not None else auth.principal(authorization, x_kenning_environment)
+            return found if found is not None else auth.principal(request.headers.get("authorization"),
+                                                                  x_kenning_environment)
 
         def service(request: Request, p: Principal = Depends(principal)) -> Principal:
             if p.kind != "service":

@@ -18,6 +18,7 @@ from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
 from .. import __version__
 from ..errors import InputError, KenningError, RateLimited
@@ -29,6 +30,7 @@ from .dashboard import create_dashboard, is_page
 from .errors import body, status_of
 from .guard import Guard
 from .limits import BodyLimit
+from .openapi import install as install_openapi
 from .rates import Rates
 from .routes import routers
 
@@ -62,6 +64,33 @@ async def unicode_body(request: Request) -> None:
                          "text; send valid Unicode")
 
 
+def allowed_methods(app: FastAPI, scope) -> list[str]:
+    """The methods some route serves at this path (a 405's ``Allow``)."""
+    methods: set[str] = set()
+    for route in app.routes:
+        if getattr(route, "methods", None) and route.matches(scope)[0] is not Match.NONE:
+            methods |= route.methods
+    return sorted(methods)
+
+
+SCOPE_FIELDS = frozenset({"dataset", "x-kenning-environment"})
+TEXT_FIELDS = frozenset({"text", "content", "query", "q", "texts"})
+
+
+def validation_code(error: dict) -> str:
+    """The library's code for what the schema refused first, so a client sees the same code whether the
+    schema or the library caught it (a bad dataset name: INVALID_SCOPE; a blank text: EMPTY_TEXT)."""
+    loc = [str(p) for p in error.get("loc", ()) if not isinstance(p, int)]
+    field = loc[-1].lower() if loc else ""
+    if field in SCOPE_FIELDS:
+        return "INVALID_SCOPE"
+    if field in TEXT_FIELDS and error.get("type") in ("string_pattern_mismatch", "string_too_short"):
+        return "EMPTY_TEXT"
+    if field in ("at", "as_of") and error.get("type") in ("value_error", "datetime_parsing", "datetime_type"):
+        return "INVALID_TIME"
+    return "INVALID_INPUT"
+
+
 HTTP_CODES = {400: "INVALID_INPUT", 401: "UNAUTHORIZED", 403: "PERMISSION_DENIED", 404: "NOT_FOUND",
               405: "METHOD_NOT_ALLOWED", 413: "TOO_LARGE", 415: "UNSUPPORTED_MEDIA_TYPE"}
 
@@ -71,7 +100,7 @@ def create_app(memory: Memory, auth: Auth) -> FastAPI:
                   description="Long-term memory for AI assistants: facts with time, recall, notes, core files.",
                   responses={"4XX": {"model": ErrorBody, "description": "The request cannot be served; "
                                      "`error.code` says why"}},
-                  dependencies=[Depends(unicode_body)])
+                  dependencies=[Depends(unicode_body)], docs_url=None, redoc_url=None)
 
     router, static, dashboard = create_dashboard(memory, auth)
 
@@ -86,7 +115,8 @@ def create_app(memory: Memory, auth: Auth) -> FastAPI:
     async def invalid(request: Request, exc: RequestValidationError):
         first = exc.errors()[0] if exc.errors() else {}
         where = ".".join(str(p) for p in first.get("loc", ()) if p != "body")
-        return JSONResponse(body("INVALID_INPUT", f"{where}: {first.get('msg', 'invalid request')}"), status_code=422)
+        return JSONResponse(body(validation_code(first), f"{where}: {first.get('msg', 'invalid request')}"),
+                            status_code=422)
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException):
@@ -94,7 +124,10 @@ def create_app(memory: Memory, auth: Auth) -> FastAPI:
         if is_page(request.url.path):
             return await http_exception_handler(request, exc)
         code = HTTP_CODES.get(exc.status_code, "HTTP_ERROR")
-        return JSONResponse(body(code, str(exc.detail)), status_code=exc.status_code, headers=exc.headers)
+        headers = exc.headers
+        if exc.status_code == 405:   # Starlette names the first matching route's methods; list every route's
+            headers = {**(headers or {}), "Allow": ", ".join(allowed_methods(app, request.scope))}
+        return JSONResponse(body(code, str(exc.detail)), status_code=exc.status_code, headers=headers)
 
     @app.exception_handler(Exception)
     async def crash(request: Request, exc: Exception):
@@ -104,6 +137,7 @@ def create_app(memory: Memory, auth: Auth) -> FastAPI:
     api = Api(memory, auth)
     for resource in routers(api):
         app.include_router(resource)
+    install_openapi(app, memory.settings, auth)
     app.add_middleware(BodyLimit, max_bytes=memory.settings.max_body_bytes)
     app.add_middleware(Guard, auth=auth, rates=Rates(memory.settings), public_docs=memory.settings.public_docs)   # outermost: refusals and security headers before anything
     app.mount("/static", static, name="static")

@@ -1,105 +1,142 @@
 """The HTTP API's request and response bodies, declared once so the OpenAPI document and the
-generated clients see exactly what the routes accept and answer."""
+generated clients see exactly what the routes accept and answer (the rules: server/schema.py)."""
 from __future__ import annotations
 
 from datetime import datetime
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..model import OUTPUT
+from .schema import SAFE_INT, CorePathText, DatasetName, Ident, Instant, Namespace, Query_, Role, limit, text, whole
+
+MessageText = text("max_text_chars", "what was said, verbatim", "I moved to Lisbon last month.")
+Version = whole(0, SAFE_INT)   # a core file's or document's version (0: absent)
+Line = whole(0, 999_999)       # the memory tool's insert_line range
+Limit = whole(1, 100)
+Budget = whole(1)   # no ceiling: a budget larger than the dataset is all of it
+NoteText = text("max_note_chars", "the note, verbatim", "Prefers answers in bullet points.")
+
+
+def example(**values) -> ConfigDict:
+    """A request body's config: strict (``0`` is no boolean, ``false`` no version) and one example."""
+    return ConfigDict(strict=True, json_schema_extra={"examples": [values]})
 
 
 class AddBody(BaseModel):
-    text: str
-    dataset: str
-    at: datetime | None = None
-    client_ref: str | None = None
-    role: str = "user"
-    chat: str | None = None
-    message_id: str | None = None
-    temporary: bool = False
+    model_config = example(text="I moved to Lisbon last month.", dataset="sam", at="2026-03-02T09:30:00Z")
+    text: MessageText
+    dataset: DatasetName
+    at: Instant | None = Field(None, description="when it was said (default: now); relative dates resolve "
+                               "against it")
+    client_ref: Ident | None = Field(None, description="your id for this message; sending it again is a no-op")
+    role: Role = Field("user", description="who said it; only the user's words are mined for facts")
+    chat: Ident | None = Field(None, description="the conversation it belongs to")
+    message_id: Ident | None = Field(None, description="the message's id (default: a new one)")
+    temporary: bool = Field(False, description="a temporary chat: nothing is stored")
 
 
 class AddTurnBody(BaseModel):
-    dataset: str
-    role: str = "user"
-    content: str
-    thread: str | None = None
-    client_ref: str | None = None
-    at: datetime | None = None
-    chat: str | None = None
+    model_config = example(dataset="sam", role="user", content="I moved to Lisbon last month.", thread="t1")
+    dataset: DatasetName
+    role: Role = "user"
+    content: MessageText
+    thread: Ident | None = Field(None, description="the conversation (a chat id)")
+    client_ref: Ident | None = Field(None, description="your id for this turn; sending it again returns the "
+                                     "first receipt")
+    at: Instant | None = None
+    chat: Ident | None = None
     temporary: bool = False
-    message_id: str | None = None
+    message_id: Ident | None = None
 
 
 class RecallBody(BaseModel):
-    query: str
-    dataset: str
-    limit: int = 10
-    budget: int | None = None
-    as_of: datetime | None = None   # recall as of this time: the facts live then, what had been said by then
+    model_config = example(query="Where does the user live now?", dataset="sam", limit=10)
+    query: Query_ = Field(description="the question, or the user's message to recall for")
+    dataset: DatasetName
+    limit: Limit = Field(10, description="items in the ranked list")
+    budget: Budget | None = Field(None, description="the context block's size cap (the server's "
+                               "context budget unit)")
+    as_of: Instant | None = Field(None, description="recall as of this time: the facts live then, what had been "
+                                  "said by then")
 
 
 class MessageBody(BaseModel):
-    content: str
-    role: str = "user"
-    chat: str | None = None
-    message_id: str | None = None
-    at: datetime | None = None
+    model_config = example(content="We talked about the trip to Porto.", role="user", chat="c1")
+    content: MessageText
+    role: Role = "user"
+    chat: Ident | None = None
+    message_id: Ident | None = None
+    at: Instant | None = None
     temporary: bool = False
 
 
 class NoteBody(BaseModel):
-    text: str
-    namespace: str = "user"
+    model_config = example(text="Prefers answers in bullet points.", namespace="user")
+    text: NoteText
+    namespace: Namespace = "user"
 
 
 class NotesBody(BaseModel):
-    texts: list[str]
-    namespace: str = "user"
-    dedupe_threshold: float | None = None
+    model_config = example(texts=["Prefers answers in bullet points.", "Works in the Lisbon office."])
+    texts: list[NoteText] = Field(min_length=1, json_schema_extra={"x-kenning-items": "max_notes_per_call"})
+    namespace: Namespace = "user"
+    dedupe_threshold: float | None = Field(None, gt=0, le=1, description="cosine similarity at which a text "
+                                           "counts as a note already kept (default: the server's)")
 
 
 class ForgetBody(BaseModel):
-    superseded_by: str | None = None
+    model_config = example(superseded_by=None)
+    superseded_by: Ident | None = Field(None, description="the note that replaces it")
 
 
 class ToolBody(BaseModel):
-    command: dict[str, Any]
-    namespace: str = "user"
+    model_config = example(command={"command": "view", "path": "/memories"}, namespace="user")
+    command: dict[str, Any] = Field(description="one memory_20250818 tool call's input: view, create, "
+                                    "str_replace, insert, delete or rename")
+    namespace: Namespace = "user"
 
 
 class ToolResult(BaseModel):
-    content: str
+    model_config = OUTPUT
+    content: str = Field(description="the tool result's text, as Anthropic's memory tool words it")
     is_error: bool = False
 
 
 class CoreWriteBody(BaseModel):
-    path: str
-    text: str
-    expected_version: int | None = None
-    namespace: str = "user"
+    model_config = example(path="/memories/preferences.md", text="likes tea\n", expected_version=None)
+    path: CorePathText
+    text: str = Field(json_schema_extra=limit("max_core_chars"))
+    expected_version: Version | None = Field(None, description="the version you read; the write "
+                                         "is refused (409) if the file has moved on. None: create or overwrite")
+    namespace: Namespace = "user"
 
 
 class DocumentBody(BaseModel):
-    text: str
-    expected_version: int | None = None
-    expires_in: float | None = Field(None, gt=0)
+    model_config = example(text="# Onboarding\n...", expected_version=None)
+    text: str = Field(pattern=r"^$|\S", description="the text (empty, or some words)",
+                      json_schema_extra=limit("max_text_chars"))
+    expected_version: Version | None = Field(None)
+    expires_in: float | None = Field(None, ge=1e-6, le=2.5e11, description="seconds until it expires")
 
 
 class TokenBody(BaseModel):
-    dataset: str
-    role: str = "member"
+    model_config = example(dataset="sam", role="member", expires_in=3600)
+    dataset: DatasetName
+    role: str = Field("member", pattern=r"^(?:owner|admin|member)$", description="owner, admin or member")
     expires_in: float | None = Field(None, gt=0, description="seconds; the server's default (an hour) when "
                                      "absent, at most its maximum (a day)")
 
 
 class TokenResult(BaseModel):
+    model_config = OUTPUT
     token: str
-    expires_at: int
-    key_id: str | None = None   # the key that minted it: revoking that key ends the token
+    expires_at: int = Field(description="Unix seconds")
+    key_id: str | None = Field(None, description="the key that minted it: revoking that key ends the token")
 
 
 class KeyInfo(BaseModel):
+    model_config = OUTPUT
     key_id: str
     project: str
     role: str
@@ -109,44 +146,64 @@ class KeyInfo(BaseModel):
 
 
 class Count(BaseModel):
+    model_config = OUTPUT
     count: int
 
 
+class Text(BaseModel):
+    model_config = OUTPUT
+    text: str
+
+
+class Health(BaseModel):
+    model_config = OUTPUT
+    status: str
+    version: str
+
+
 class ReplaceBody(BaseModel):
-    path: str
-    old: str
+    model_config = example(path="/memories/preferences.md", old="likes tea", new="likes green tea")
+    path: CorePathText
+    old: str = Field(min_length=1, description="text that appears exactly once in the file")
     new: str = ""
-    expected_version: int | None = None
-    namespace: str = "user"
+    expected_version: Version | None = Field(None)
+    namespace: Namespace = "user"
 
 
 class InsertBody(BaseModel):
-    path: str
-    line: int
+    model_config = example(path="/memories/preferences.md", line=0, text="hates mornings\n")
+    path: CorePathText
+    line: Line = Field(description="insert after this line (0: at the top)")
     text: str
-    namespace: str = "user"
+    namespace: Namespace = "user"
 
 
 class PathBody(BaseModel):
-    path: str
-    namespace: str = "user"
+    model_config = example(path="/memories/preferences.md")
+    path: CorePathText
+    namespace: Namespace = "user"
 
 
 class RenameBody(BaseModel):
-    old_path: str
-    new_path: str
-    namespace: str = "user"
+    model_config = example(old_path="/memories/preferences.md", new_path="/memories/prefs.md")
+    old_path: CorePathText
+    new_path: CorePathText
+    namespace: Namespace = "user"
 
 
 class RetryBody(BaseModel):
-    dataset: str | None = None
+    model_config = example(dataset="sam")
+    dataset: DatasetName | None = Field(None, description="one dataset's failed jobs (default: every dataset the "
+                                        "caller may write)")
 
 
 class ErrorDetail(BaseModel):
-    code: str
-    message: str
+    model_config = OUTPUT
+    code: str = Field(description="stable, machine-readable: INVALID_INPUT, NOT_FOUND, CONFLICT, …")
+    message: str = Field(description="for people: what went wrong and what to do")
 
 
 class ErrorBody(BaseModel):
     """What every 4xx and 5xx answer carries (server/errors.py), declared so clients and checks see it."""
+    model_config = OUTPUT
     error: ErrorDetail

@@ -1,23 +1,30 @@
 """The datasets (end users) of a project and environment; erasing one."""
 from __future__ import annotations
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter, Depends, Query
 
 from ...model import DatasetPage
 from ..access import Api
 from ..auth import Principal
+from ..schema import dataset_path, limit_query, offset_query
 
 
 def routes(api: Api) -> APIRouter:
-    router = APIRouter()
+    router = APIRouter(tags=["datasets"])
 
-    @router.delete("/v1/datasets/{dataset}", response_model=dict[str, int])
-    def delete_dataset(dataset: str, p: Principal = Depends(api.principal)):
+    @router.delete("/v1/datasets/{dataset}", response_model=dict[str, int], operation_id="datasets_delete",
+                   summary="Erase a dataset")
+    def delete_dataset(dataset: str = dataset_path(), p: Principal = Depends(api.principal)):
+        """Erase everything kept for one end user (facts, history, entities, messages, notes, core files,
+        jobs) for good; the answer counts the rows removed per kind."""
         m, kw = api.memory_for(p, write=True)
         return m.delete_dataset(dataset, **kw)
 
-    @router.get("/v1/datasets", response_model=DatasetPage)
-    def datasets(q: str | None = None, limit: int = 50, offset: int = 0, p: Principal = Depends(api.principal)):
+    @router.get("/v1/datasets", response_model=DatasetPage, operation_id="datasets_list",
+                summary="List datasets")
+    def datasets(q: str | None = Query(None, max_length=128, description="datasets whose name contains this"),
+                 limit: int = limit_query(50), offset: int = offset_query(), p: Principal = Depends(api.principal)):
+        """The end users of the caller's project and environment, with counts and their last activity."""
         m, kw = api.memory_for(p)
         return m.datasets(q, limit, offset, **kw)
 

@@ -1,33 +1,50 @@
 """A dataset's facts (live, as of a time, or the history) and its entities."""
 from __future__ import annotations
 
-from datetime import datetime
+from fastapi import APIRouter, Depends, Query
 
-from fastapi import APIRouter, Depends
-
-from ...model import Entity, FactPage
+from ...model import ENTITY_TYPES, Entity, FactPage
 from ..access import Api
 from ..auth import Principal
+from ..schema import id_path, Instant, dataset_path, limit_query, offset_query
 
 
 def routes(api: Api) -> APIRouter:
     router = APIRouter()
 
-    @router.get("/v1/datasets/{dataset}/facts", response_model=FactPage)
-    def facts(dataset: str, q: str | None = None, limit: int = 50, offset: int = 0,
-              include_invalidated: bool = False, as_of: datetime | None = None, entity: str | None = None,
+    @router.get("/v1/datasets/{dataset}/facts", response_model=FactPage, operation_id="facts_list", tags=["facts"],
+                summary="List a dataset's facts")
+    def facts(dataset: str = dataset_path(),
+              q: str | None = Query(None, max_length=1000, description="words the fact's text must contain"),
+              limit: int = limit_query(50), offset: int = offset_query(),
+              include_invalidated: bool = Query(False, description="the history too: superseded and deleted "
+                                                "facts"),
+              as_of: Instant | None = Query(None, description="the facts live at this time"),
+              entity: str | None = Query(None, min_length=1, max_length=500, description="facts naming this "
+                                         "entity (its name or an alias)"),
               p: Principal = Depends(api.principal)):
+        """Live facts, newest first; `as_of` gives the ones live at that time (superseded since
+        included); `include_invalidated` the whole history."""
         m, kw = api.memory_for(p)
         return m.list_facts(dataset, q=q, limit=limit, offset=offset, include_invalidated=include_invalidated,
                             as_of=as_of, entity=entity, **kw)
 
-    @router.delete("/v1/datasets/{dataset}/facts/{fact_id}", status_code=204)
-    def delete_fact(dataset: str, fact_id: str, p: Principal = Depends(api.principal)):
+    @router.delete("/v1/datasets/{dataset}/facts/{fact_id}", status_code=204, operation_id="facts_delete", tags=["facts"],
+                   summary="Delete a fact (soft)")
+    def delete_fact(dataset: str = dataset_path(),
+                    fact_id: str = id_path("the fact's id (`f_…`)"),
+                    p: Principal = Depends(api.principal)):
+        """The fact stops being live now; it stays in the history (`include_invalidated`)."""
         m, kw = api.memory_for(p, write=True)
         m.delete_fact(dataset, fact_id, **kw)
 
-    @router.get("/v1/datasets/{dataset}/entities", response_model=list[Entity])
-    def entities(dataset: str, type: str | None = None, p: Principal = Depends(api.principal)):
+    @router.get("/v1/datasets/{dataset}/entities", response_model=list[Entity], operation_id="entities_list",
+                summary="List a dataset's entities", tags=["entities"])
+    def entities(dataset: str = dataset_path(),
+                 type: str | None = Query(None, max_length=32, description="only entities of this type: "
+                                          + ", ".join(ENTITY_TYPES) + " (any case)"),
+                 p: Principal = Depends(api.principal)):
+        """The people, places, organisations and things the dataset's facts name, with their aliases."""
         m, kw = api.memory_for(p)
         return m.list_entities(dataset, type=type, **kw)
 

@@ -1,0 +1,144 @@
+"""The input rules of the library, written once as JSON Schema so the OpenAPI document promises
+exactly what the routes accept (a generated client, or schemathesis, can trust it).
+
+Each type mirrors a check the library makes anyway (kenning.services, write, notes, core_files,
+documents); the server validates against the same rule before the library sees the value. Limits
+an operator may change (``max_text_chars`` & co.) are marked ``x-kenning-limit`` and filled in from
+the server's settings when the document is built (server/openapi.py).
+"""
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Annotated, Literal
+
+from fastapi import Header, Path, Query
+from pydantic import BeforeValidator, Field
+
+from ..model import JOB_STATUSES
+from ..services import MAX_QUERY_CHARS
+from ..write import MAX_ID_CHARS, ROLES
+
+NAME = r"^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,127}$"          # kenning.model.SCOPE_NAME
+NAMESPACE = r"^(?:user|organization|project|(?:agent|chat|project):[A-Za-z0-9_.@-]{1,128})$"   # notes.NAMESPACE
+def _not_dots(chars: str, named: bool = False) -> str:
+    """One path segment of these characters that is not '..' (``named``: nor '.' or empty). Patterns
+    stay free of look-arounds, which pydantic's regex engine lacks."""
+    c, nd = f"[{chars}]", f"[{chars.replace('.', '')}]"
+    if named:
+        return f"(?:{nd}{c}*|\\.{nd}{c}*|\\.\\.{c}+)"
+    return f"(?:{nd}{c}*|\\.(?:{nd}{c}*)?|\\.\\.{c}+)?"
+
+
+_DOC_SEGMENT = _not_dots("A-Za-z0-9_.:@-")
+SCOPE_KEY = f"^{_DOC_SEGMENT}(?:/{_DOC_SEGMENT})*$"   # documents.check_name: no '..' part
+# A core file path under /memories: printable ASCII, no '..' part, nothing percent-encoded or escaped
+# (core_files.canonical refuses those; other characters it accepts are left out of the promise).
+_CORE_CHARS = "A-Za-z0-9 _.,:;=+@#!~'()\\[\\]{}&$^-"
+_CORE_SEGMENT = _not_dots(_CORE_CHARS)
+CORE_PATH = f"^/memories(?:/{_CORE_SEGMENT})*$"                          # /memories itself included
+CORE_ENTRY = f"^/memories(?:/{_CORE_SEGMENT})*/{_not_dots(_CORE_CHARS, True)}$"   # a file or folder in it
+# A character str.strip() keeps: Python's whitespace spelled out, since "\s" means three different sets in
+# Python, in pydantic's Rust regex and in JSON Schema's ECMA-262 (U+001C-1F, U+0085). Not anchored.
+WORDS = r"[^\t\n\x0b\x0c\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"
+SAFE_INT = 2 ** 53 - 1   # the largest integer every JSON reader (JavaScript's included) holds exactly
+ISO_TIME = re.compile(r"\d{4}-\d\d-\d\d[Tt ]\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:[Zz]|[+-]\d\d:?\d\d)?")
+
+
+def _iso_only(value: object) -> object:
+    """A time is an ISO 8601 string, parsed here: pydantic would also read a number ("0.5") as seconds
+    since 1970, and strict bodies take no string for a datetime."""
+    if isinstance(value, datetime):
+        return value
+    if not isinstance(value, str) or not ISO_TIME.fullmatch(value.strip()):
+        raise ValueError("a time is an ISO 8601 date and time, like 2026-03-02T09:30:00Z")
+    try:
+        return datetime.fromisoformat(value.strip())
+    except ValueError:
+        raise ValueError(f"{value!r} is no date and time (ISO 8601, like 2026-03-02T09:30:00Z)") from None
+
+
+def _integral(value: object) -> object:
+    """JSON's integers: 42 and 42.0 (JSON Schema counts both), never true or 42.5."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def whole(least: int, most: int | None = None) -> object:
+    """An integer in [least, most] for strict bodies: true is refused, 42.0 is 42."""
+    return Annotated[Annotated[int, Field(ge=least, le=most)], BeforeValidator(_integral)]
+
+
+def limit(setting: str) -> dict:
+    """The marker the document builder turns into ``maxLength`` from the server's settings."""
+    return {"x-kenning-limit": setting}
+
+
+Instant = Annotated[datetime, BeforeValidator(_iso_only),
+                    Field(description="ISO 8601 (RFC 3339); a time without an offset is read as UTC",
+                          examples=["2026-03-02T09:30:00Z"])]
+DatasetName = Annotated[str, Field(pattern=NAME, min_length=1, max_length=128,
+                                   description="the end user whose memory this is", examples=["sam"])]
+Ident = Annotated[str, Field(min_length=1, max_length=MAX_ID_CHARS, pattern=WORDS)]
+Role = Literal[ROLES]
+Namespace = Annotated[str, Field(pattern=NAMESPACE, max_length=150,
+                                 description="user, organization, project, agent:<id>, chat:<id> or project:<id>")]
+CorePathText = Annotated[str, Field(pattern=CORE_ENTRY, max_length=1024, description="a file or folder under "
+                                    "/memories", examples=["/memories/preferences.md"])]
+Query_ = Annotated[str, Field(min_length=1, max_length=MAX_QUERY_CHARS, pattern=WORDS)]
+
+
+def text(setting: str, description: str, example: str) -> object:
+    return Annotated[str, Field(min_length=1, pattern=WORDS, description=description, examples=[example],
+                                json_schema_extra=limit(setting))]
+
+
+# -- parameters ----------------------------------------------------------------------------------
+def dataset_path() -> object:
+    return Path(pattern=NAME, max_length=128, description="the end user whose memory this is",
+                examples=["sam"])
+
+
+def id_path(description: str) -> object:
+    return Path(min_length=1, max_length=MAX_ID_CHARS, pattern=WORDS, description=description)
+
+
+def limit_query(default: int, most: int = 100) -> object:
+    return Query(default, ge=1, le=most, description=f"at most {most} a page")
+
+
+def offset_query() -> object:
+    return Query(0, ge=0, le=2 ** 63 - 1, description="rows to skip")
+
+
+def namespace_query(default: str | None = "user") -> object:
+    return Query(default, pattern=NAMESPACE, max_length=150, description=Namespace.__metadata__[0].description)
+
+
+def core_path_query(default=..., root: bool = False) -> object:
+    return Query(default, pattern=CORE_PATH if root else CORE_ENTRY, max_length=1024,
+                 description="a path under /memories")
+
+
+GET_QUERY_CHARS = 2_000   # words in a URL (servers and proxies cap the request line; POST /v1/recall takes more)
+
+
+def words_query(description: str, most: int = GET_QUERY_CHARS) -> object:
+    return Query(..., min_length=1, max_length=most, pattern=WORDS, description=description)
+
+
+def ident_query(description: str) -> object:
+    return Query(None, min_length=1, max_length=MAX_ID_CHARS, pattern=WORDS, description=description)
+
+
+def name_query(description: str) -> object:
+    return Query(None, pattern=NAME, max_length=128, description=description)
+
+
+def environment_header() -> object:
+    return Header(None, pattern=NAME, max_length=128, description="the environment to act in (default: the "
+                  "server's); an API key is for every environment of its project, a user token for its own")
+
+
+JobStatus = Literal[JOB_STATUSES]
