@@ -19,7 +19,6 @@ import sys
 import textwrap
 from pathlib import Path
 
-import pytest
 from openapi_spec_validator import validate
 
 from kenning import Memory, Settings

@@ -15,7 +15,8 @@
 - **Rates.** Each resolved caller is counted (kenning.server.rates); past its rate it gets 429 with
   ``Retry-After``, before any work is done.
 - **Content policy.** Dashboard pages may load scripts, styles and images from this origin only, post
-  forms only here, and embed nothing; API answers may load nothing at all.
+  forms only here, and embed nothing; the API documentation pages load from this origin only (and
+  their own inline start-up code); API answers may load nothing at all.
 """
 from __future__ import annotations
 
@@ -33,7 +34,11 @@ HEADERS = [(b"x-frame-options", b"DENY"), (b"x-content-type-options", b"nosniff"
 PAGE_POLICY = (b"default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
                b"form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
 API_POLICY = b"default-src 'none'; frame-ancestors 'none'"
-DOCS_POLICY = b"frame-ancestors 'none'"   # Swagger UI loads its own scripts and styles
+# Swagger UI and ReDoc: their inline start-up script and styles, everything else from this server only
+# (ReDoc's footer logo points at its CDN: refused here, so nothing is fetched; the logo hides itself).
+DOCS_POLICY = (b"default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; "
+               b"img-src 'self' data:; worker-src 'self' blob:; connect-src 'self'; font-src 'self' data:; "
+               b"base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
 PUBLIC = frozenset({"/v1/health"})
 DOCS = frozenset({"/docs", "/docs/oauth2-redirect", "/redoc", "/openapi.json"})
 
