@@ -200,10 +200,22 @@ def test_carried_vectors_are_written_as_they_were(source, target):
     assert mine.keys() == theirs.keys() and all(np.array_equal(mine[k], theirs[k]) for k in mine)
 
 
+def test_by_default_an_import_computes_the_vectors_it_did_not_get_and_recall_is_intact(source, target):
+    lines = list(source.export())
+    progress: list[tuple[str, int]] = []
+    target.import_(lines, progress=lambda kind, n: progress.append((kind, n)))
+    assert _pending(target) == 0
+    assert sum(n for _, n in progress) == _pending_rows(lines) and {k for k, _ in progress} >= {"fact", "episode"}
+    for query in ("Where does the user live?", "What does the user drink?", "Paris"):
+        mine, theirs = source.recall(query, dataset="sam"), target.recall(query, dataset="sam")
+        assert [i.id for i in theirs.items] == [i.id for i in mine.items], query
+        assert theirs.context == mine.context
+
+
 def test_without_vectors_rows_are_pending_until_embed_pending(source, target):
     lines = list(source.export())
     assert all("vector" not in r for r in records(lines))
-    target.import_(lines)
+    target.import_(lines, embed=False)
     assert _pending(target) == _pending_rows(lines)
     assert target.recall("Lisbon", dataset="sam").facts, "keyword search works before the vectors"
     target.embed_pending()
@@ -412,11 +424,17 @@ def test_cli_export_and_import(source, tmp_path):
     assert streamed.stdout == out.read_text(), "--out and stdout write the same lines"
     assert not (tmp_path / "sam.jsonl.partial").exists()
 
-    done = _kenning(tmp_path, b, "import", str(out), "--embed")
+    done = _kenning(tmp_path, b, "import", str(out))   # computes the vectors the export did not carry
     assert done.returncode == 0, done.stderr
     counts = json.loads(done.stdout)
     assert counts["fact"] == sum(json.loads(line)["kind"] == "fact" for line in out.read_text().splitlines())
     assert _kenning(tmp_path, b, "export").stdout == streamed.stdout
+    query = ("recall", "Where does the user live?", "--dataset", "sam", "--json")
+    restored, original = (json.loads(_kenning(tmp_path, db, *query).stdout) for db in (b, a))
+    assert [i["id"] for i in restored["items"]] == [i["id"] for i in original["items"]], "recall is intact"
+    assert restored["context"] == original["context"]
+    bare = _kenning(tmp_path, tmp_path / "bare.db", "import", str(out), "--no-embed")
+    assert bare.returncode == 0 and json.loads(bare.stdout)["fact"] == counts["fact"]
 
     again = _kenning(tmp_path, b, "import", "-", stdin=out.read_text())
     assert again.returncode == 0 and json.loads(again.stdout)["skipped"] == sum(

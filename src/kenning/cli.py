@@ -23,13 +23,41 @@ DEMO = [
 ]
 
 
-def _memory(args):
-    """The store of ``--db``: a local file, or a server URL (then ``--api-key`` / $KENNING_API_KEY)."""
+def _local_file(db: str | None):
+    """The SQLite file ``--db`` names (None: a server, PostgreSQL, or a store in memory)."""
+    from pathlib import Path
+
+    from .config import Settings
+
+    if db is None:
+        return Path(Settings.from_env().default_db_path)
+    if db in (":memory:", "sqlite://", "sqlite:///:memory:") or db.startswith(("postgres://", "postgresql://",
+                                                                                 "http://", "https://")):
+        return None
+    if db.startswith("sqlite:///"):
+        return Path(db[len("sqlite:///"):]).expanduser()
+    return Path(db).expanduser() if "://" not in db else None
+
+
+def _memory(args, create: bool = False):
+    """The store of ``--db``: a local file, or a server URL (then ``--api-key`` / $KENNING_API_KEY).
+    A file's folder must exist (a typo makes no folders); a command that only reads (``create`` False)
+    refuses a file that is not there rather than making an empty store to read from."""
     import os
 
     from .memory import Memory
 
+    path = _local_file(args.db)
+    if path is not None and args.db is not None:
+        if not path.parent.is_dir():
+            raise InputError(f"--db {args.db}: the folder {path.parent} does not exist; create it first")
+        if not create and not path.exists():
+            raise InputError(f"--db {args.db}: no kenning store there (nothing to read); `kenning add` or "
+                             "`kenning import` creates one")
     return Memory(args.db, api_key=getattr(args, "api_key", None) or os.environ.get("KENNING_API_KEY"))
+
+
+PROSE = frozenset({"object", "text", "content", "aliases", "error", "name", "predicate"})   # columns that may fold
 
 
 def _show(args, rows: list[dict], columns: list[str], title: str | None = None) -> None:
@@ -42,20 +70,71 @@ def _show(args, rows: list[dict], columns: list[str], title: str | None = None) 
     from rich.table import Table
 
     table = Table(title=title, show_lines=False)
-    for column in columns:
-        table.add_column(column)
+    for column in columns:   # an id is never cut or wrapped (it is there to be copied), nor a short value
+        whole = column.endswith("_id") or column == "id"
+        width = max((len(str(row.get(column) or "")) for row in rows), default=0) if whole else None
+        table.add_column(column, no_wrap=column not in PROSE, min_width=width, overflow="fold")
     for row in rows:
         table.add_row(*("" if row.get(c) is None else str(row.get(c)) for c in columns))
-    Console().print(table)
+    # As wide as the rows need, so nothing is cut; a terminal too narrow for that gets one block per
+    # row ("key: value" lines), which never cuts an id either.
+    console = Console(width=None if sys.stdout.isatty() else 400)
+    if Console(width=10_000).measure(table).maximum <= console.width:
+        console.print(table)
+        return
+    for row in rows:
+        console.print("\n".join(f"{c}: {'' if row.get(c) is None else row.get(c)}" for c in columns),
+                      soft_wrap=True, highlight=False, markup=False)
+        console.print()
 
 
 def cmd_add_turn(args) -> int:
-    mem = _memory(args)
+    mem = _memory(args, create=True)
     r = mem.add_turn(args.dataset, args.role, args.text, thread=args.thread, client_ref=args.client_ref, at=args.at)
     if args.wait and r.request_id:
         mem.flush(timeout=args.wait)
         r = mem.status(r.request_id)
     print(r.model_dump_json(indent=None if args.json else 2, exclude_none=True))
+    mem.close()
+    return 0
+
+
+def cmd_datasets(args) -> int:
+    mem = _memory(args)
+    page = mem.datasets(args.q, args.limit, args.offset)
+    _show(args, [d.model_dump(mode="json") for d in page.datasets],
+          ["dataset", "facts", "entities", "notes", "messages", "last_activity"], "datasets")
+    print(f"({len(page.datasets)} of {page.total})", file=sys.stderr)
+    mem.close()
+    return 0
+
+
+def cmd_jobs(args) -> int:
+    mem = _memory(args)
+    rows = [{**j.model_dump(mode="json", exclude={"result", "content"}), "content": j.content[:60]}
+            for j in mem.jobs(args.dataset, args.status, args.limit, args.offset)]
+    _show(args, rows, ["created_at", "dataset", "status", "attempts", "error", "content", "request_id"], "jobs")
+    mem.close()
+    return 0
+
+
+def cmd_delete_fact(args) -> int:
+    """Soft delete: the fact leaves every live view now and stays in the history."""
+    mem = _memory(args)
+    mem.delete_fact(args.dataset, args.fact_id)
+    if args.json:
+        print(json.dumps({"deleted": args.fact_id}))
+    else:
+        print(f"deleted {args.fact_id} (kept in the history: kenning facts --history)", file=sys.stderr)
+    mem.close()
+    return 0
+
+
+def cmd_embed_pending(args) -> int:
+    mem = _memory(args)
+    count = mem.embed_pending()
+    print(json.dumps({"facts_embedded": count}) if args.json else f"embedded {count} fact(s) and every other "
+          "row that had no vector", flush=True)
     mem.close()
     return 0
 
@@ -70,7 +149,7 @@ def cmd_entities(args) -> int:
 
 
 def cmd_notes(args) -> int:
-    mem = _memory(args)
+    mem = _memory(args, create=args.notes_command == "save")
     if args.notes_command == "save":
         note = mem.notes.save(args.dataset, args.text, args.namespace)
         _show(args, [note.model_dump(mode="json")], ["note_id", "namespace", "text"])
@@ -80,7 +159,10 @@ def cmd_notes(args) -> int:
               ["score", "note_id", "namespace", "text"])
     elif args.notes_command == "forget":
         mem.notes.forget(args.dataset, args.note_id)
-        print(f"forgot {args.note_id}", file=sys.stderr)
+        if args.json:
+            print(json.dumps({"forgot": args.note_id}))
+        else:
+            print(f"forgot {args.note_id}", file=sys.stderr)
     else:
         notes = mem.notes.list(args.dataset, args.namespace, args.include_forgotten, args.limit)
         _show(args, [n.model_dump(mode="json") for n in notes], ["created_at", "note_id", "namespace", "text"])
@@ -89,10 +171,8 @@ def cmd_notes(args) -> int:
 
 
 def cmd_core(args) -> int:
-    mem = _memory(args)
-    if args.core_command == "render":
-        print(mem.core.render(args.dataset))
-    elif args.core_command == "tool":
+    mem = _memory(args, create=args.core_command == "tool")
+    if args.core_command == "tool":
         from .errors import MemoryToolError
 
         try:
@@ -102,12 +182,17 @@ def cmd_core(args) -> int:
             raise InputError(f"the command is not JSON ({exc}); pass one object, e.g. "
                              '\'{"command": "view", "path": "/memories"}\'') from None
         try:
-            print(mem.memory_tool(args.dataset, command, args.namespace))
+            text, failed = mem.memory_tool(args.dataset, command, args.namespace), False
         except MemoryToolError as exc:
-            print(exc.text)
-            return 1
+            text, failed = exc.text, True
+        print(json.dumps({"content": text, "is_error": failed}) if args.json else text)
+        mem.close()
+        return 1 if failed else 0
+    if args.core_command == "render":
+        text = mem.core.render(args.dataset)
     else:
-        print(mem.core.view(args.dataset, args.path, namespace=args.namespace))
+        text = mem.core.view(args.dataset, args.path, namespace=args.namespace)
+    print(json.dumps({"text": text}) if args.json else text)
     mem.close()
     return 0
 
@@ -133,45 +218,59 @@ def cmd_bench(args) -> int:
 
 
 def cmd_demo(args) -> int:
+    """The demo's story as prose, or with --json as JSON lines: each message's receipt, the live facts,
+    the history, the facts as of 2026-07-15 and the recall, each line with its ``kind``."""
     from .memory import Memory
 
     mem = Memory(args.db)
     dataset = args.dataset or f"demo-{datetime.now(timezone.utc):%Y%m%d-%H%M%S}"
-    where = mem.store.location
-    print(f"kenning demo: store {where}, dataset {dataset!r}\n")
+    say = (lambda *a, **k: None) if args.json else print
+
+    def emit(kind: str, **values) -> None:
+        if args.json:
+            print(json.dumps({"kind": kind, **values}, default=str))
+
+    say(f"kenning demo: store {mem.store.location}, dataset {dataset!r}\n")
+    emit("store", location=str(mem.store.location), dataset=dataset)
     started = time.perf_counter()
     for at, text in DEMO:
         r = mem.add(text, dataset=dataset, at=at)
-        print(f"[{at[:10]}] user: {text}")
-        print(f"           -> {r.status}: stored {r.candidates_stored}, updated {r.candidates_updated}, "
-              f"deduped {r.candidates_deduped}" + (f" ({r.reason})" if r.reason else ""))
-    print(f"\nIngested {len(DEMO)} messages in {time.perf_counter() - started:.2f}s.\n")
-    print("Live facts now:")
+        say(f"[{at[:10]}] user: {text}")
+        say(f"           -> {r.status}: stored {r.candidates_stored}, updated {r.candidates_updated}, "
+            f"deduped {r.candidates_deduped}" + (f" ({r.reason})" if r.reason else ""))
+        emit("added", at=at, text=text, result=r.model_dump(mode="json", exclude={"memory"}))
+    say(f"\nIngested {len(DEMO)} messages in {time.perf_counter() - started:.2f}s.\n")
+    say("Live facts now:")
     for f in mem.list_facts(dataset, limit=100).facts:
-        print(f"  - {f.predicate}: {f.object}  (since {f.valid_at.date()}, confidence {f.confidence:.2f})")
-    print("\nHistory (every fact, including superseded and ended ones):")
+        say(f"  - {f.predicate}: {f.object}  (since {f.valid_at.date()}, confidence {f.confidence:.2f})")
+        emit("live", fact=f.model_dump(mode="json"))
+    say("\nHistory (every fact, including superseded and ended ones):")
     for f in mem.list_facts(dataset, limit=100, include_invalidated=True).facts:
         state = "live"
         if f.invalid_at is not None:
             state = f"superseded {f.invalid_at.date()}" if f.superseded_by else f"deleted {f.invalid_at.date()}"
         elif f.valid_until is not None:
             state = f"until {f.valid_until.date()}"
-        print(f"  - {f.predicate}: {f.object}  [{f.valid_at.date()} .. {state}]")
-    print("\nAs of 2026-07-15:")
+        say(f"  - {f.predicate}: {f.object}  [{f.valid_at.date()} .. {state}]")
+        emit("history", state=state, fact=f.model_dump(mode="json"))
+    say("\nAs of 2026-07-15:")
     for f in mem.list_facts(dataset, limit=100, as_of="2026-07-15T00:00:00Z").facts:
-        print(f"  - {f.predicate}: {f.object}")
+        say(f"  - {f.predicate}: {f.object}")
+        emit("as_of", as_of="2026-07-15T00:00:00Z", fact=f.model_dump(mode="json"))
     query = "Where does the user live and work?"
     res = mem.recall(query, dataset=dataset, limit=5)
-    print(f"\nrecall({query!r}).context:\n{res.context}")
+    say(f"\nrecall({query!r}).context:\n{res.context}")
+    emit("recall", query=query, context=res.context, items=[i.id for i in res.items])
     mem.close()
     return 0
 
 
 def cmd_add(args) -> int:
     text = sys.stdin.read() if args.text == "-" else args.text
-    mem = _memory(args)
+    mem = _memory(args, create=True)
     r = mem.add(text, dataset=args.dataset, at=args.at, role=args.role, client_ref=args.client_ref)
-    print(r.model_dump_json(indent=2, exclude={"memory"}))
+    print(r.model_dump_json(indent=None if args.json else 2, exclude={"memory"}))
+    mem.close()
     return 0
 
 
@@ -186,17 +285,23 @@ def cmd_facts(args) -> int:
         # as of a time, a fact live then is "live", whatever became of it since
         live = f.live_at(then) if then is not None else f.invalid_at is None
         row["state"] = ("live" if live else "superseded" if f.superseded_by else "deleted")
+        if not args.json:   # a table has no room for microseconds; --json keeps the full times
+            for key in ("valid_at", "valid_until"):
+                at = getattr(f, key)
+                row[key] = None if at is None else f"{at:%Y-%m-%d %H:%M}"
         rows.append(row)
     _show(args, rows, ["valid_at", "valid_until", "predicate", "object", "confidence", "state", "fact_id"],
           f"facts of {args.dataset}")
     print(f"({len(page.facts)} of {page.total})", file=sys.stderr)
+    mem.close()
     return 0
 
 
 def cmd_recall(args) -> int:
     mem = _memory(args)
     res = mem.recall(args.query, dataset=args.dataset, limit=args.limit, as_of=args.as_of)
-    print(res.context or "(nothing recalled)")
+    print(res.model_dump_json() if args.json else res.context or "(nothing recalled)")
+    mem.close()
     return 0
 
 
@@ -237,13 +342,26 @@ def cmd_serve(args) -> int:
 
     from .server import UVICORN, build
 
+    from .server.guard import LOOPBACK
+
+    path = _local_file(args.db)
+    if path is not None and not path.parent.is_dir():
+        raise InputError(f"--db {args.db}: the folder {path.parent} does not exist; create it first")
+    _port_free(args.host, args.port)
     app, mem, auth = build(args.db, host=args.host)
-    where = mem.store.location
-    print(f"kenning serve: data in {where}")
+    if args.host.strip("[]") not in LOOPBACK and mem.store.count_api_keys() == 0:
+        mem.close()
+        raise InputError(f"--host {args.host}: beyond loopback every request needs an API key, and this store has "
+                         "none (every request would get 401); run `kenning keys create --project …` first")
+    lines = [("store", f"kenning serve: data in {mem.store.location}", {"location": str(mem.store.location)})]
     if auth.dev_mode:
-        print("kenning serve: no API key configured; single-user development mode on loopback (every request is "
-              "the service principal of the default project). Create keys with `kenning keys create`.")
-    print(f"kenning serve: http://{args.host}:{args.port}  (OpenAPI at /docs)", flush=True)
+        lines.append(("development_mode", "kenning serve: no API key configured; single-user development mode on "
+                      "loopback (every request is the service principal of the default project). Create keys with "
+                      "`kenning keys create`.", {}))
+    url = f"http://{args.host}:{args.port}"
+    lines.append(("serving", f"kenning serve: {url}  (OpenAPI at /docs)", {"url": url, "docs": f"{url}/docs"}))
+    for kind, text, values in lines:
+        print(json.dumps({"event": kind, **values}) if args.json else text, flush=True)
     # uvicorn shuts down on SIGTERM/SIGINT, then raises the signal again for the handler it found; with
     # Python's default that killed the process before the finally below stopped the workers (a job in flight
     # was abandoned until its lease ran out) and exited 143. This handler ends it as a clean stop instead.
@@ -260,6 +378,20 @@ def cmd_serve(args) -> int:
     finally:
         mem.close()
     return 0
+
+
+def _port_free(host: str, port: int) -> None:
+    """Refuse a port another process holds before printing that the server is there."""
+    import socket
+
+    family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)   # as uvicorn binds it
+        try:
+            probe.bind((host.strip("[]"), port))
+        except OSError as exc:
+            raise InputError(f"cannot listen on {host}:{port}: {exc.strerror or exc} (another server there? "
+                             "pass --port)") from None
 
 
 def cmd_migrate(args) -> int:
@@ -343,19 +475,38 @@ def cmd_export(args) -> int:
 
 
 def cmd_import(args) -> int:
-    mem = _memory(args)
+    path = _local_file(args.db)
+    fresh = path is not None and not path.exists()   # a failed import into a new store leaves no file
+    mem = _memory(args, create=True)
+    try:
+        return _import(args, mem)
+    except BaseException:
+        mem.close()
+        if fresh:
+            for leftover in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+                leftover.unlink(missing_ok=True)
+        raise
+
+
+def _import(args, mem) -> int:
     try:
         source = sys.stdin if args.file == "-" else open(args.file, encoding="utf-8")
     except OSError as exc:
         print(f"kenning: cannot read {args.file}: {exc.strerror}", file=sys.stderr)
         return 1
     from rich.console import Console
-    from rich.progress import track
+    from rich.progress import Progress, SpinnerColumn, TextColumn, track
 
-    with source:
-        lines = source if args.json else track(source, description="importing", console=Console(stderr=True),
-                                              transient=True)
-        counts = mem.import_(lines, embed=args.embed)
+    embed = False if args.no_embed else None   # None: when this store has an embedder (a server: its own)
+    console = Console(stderr=True)
+    with source, Progress(SpinnerColumn(), TextColumn("embedding {task.fields[kind]}s: {task.completed:,}"),
+                          console=console, transient=True, disable=args.json) as bar:
+        task = bar.add_task("embedding", total=None, kind="row")
+        lines = source if args.json else track(source, description="importing", console=console, transient=True)
+        from .memory import Memory   # a local store reports its embedding; a server does it on its side
+
+        kw = {"progress": lambda kind, n: bar.update(task, advance=n, kind=kind)} if isinstance(mem, Memory) else {}
+        counts = mem.import_(lines, embed=embed, **kw)
     print(json.dumps(counts))
     mem.close()
     return 0
@@ -446,6 +597,28 @@ def _resource_commands(sub) -> None:
     p.add_argument("--wait", type=float, default=0, help="seconds to wait for the job and print its receipt")
     p.set_defaults(func=cmd_add_turn)
 
+    p = sub.add_parser("datasets", help="list the datasets (end users) with their counts")
+    p.add_argument("--q", default=None, help="only datasets whose name contains this")
+    p.add_argument("--limit", type=int, default=50)
+    p.add_argument("--offset", type=int, default=0)
+    p.set_defaults(func=cmd_datasets)
+
+    p = sub.add_parser("jobs", help="list queued turns and what became of them")
+    p.add_argument("--dataset", default=None)
+    p.add_argument("--status", default=None, choices=["queued", "distilling", "done", "failed"])
+    p.add_argument("--limit", type=int, default=50)
+    p.add_argument("--offset", type=int, default=0)
+    p.set_defaults(func=cmd_jobs)
+
+    p = sub.add_parser("delete-fact", help="delete a fact (soft: it stays in the history)")
+    p.add_argument("fact_id")
+    p.add_argument("--dataset", required=True)
+    p.set_defaults(func=cmd_delete_fact)
+
+    p = sub.add_parser("embed-pending", help="compute the vectors of rows stored without one (after an "
+                                              "import with --no-embed)")
+    p.set_defaults(func=cmd_embed_pending)
+
     p = sub.add_parser("entities", help="list the entities of a dataset")
     p.add_argument("--dataset", required=True)
     p.add_argument("--type", default=None, help="only this type (PERSON, PLACE, ORG, …)")
@@ -499,13 +672,15 @@ def _data_commands(sub) -> None:
     p = sub.add_parser("export", help="write every fact (with its history), entity, message, note, core file and "
                                       "document as JSON lines")
     p.add_argument("--dataset", default=None, help="one dataset (default: all, the organization's and documents too)")
-    p.add_argument("--vectors", action="store_true", help="carry the embeddings (default: recompute after import)")
+    p.add_argument("--vectors", action="store_true", help="carry the embeddings, so an import into a store with "
+                   "the same model computes none (default: the import computes them)")
     p.add_argument("--out", default=None, help="file to write (default: stdout)")
     p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("import", help="restore an export into this store (all or nothing; existing rows are skipped)")
     p.add_argument("file", help="the export's JSON lines, or - for stdin")
-    p.add_argument("--embed", action="store_true", help="compute the vectors the export did not carry")
+    p.add_argument("--no-embed", action="store_true", help="leave the vectors the export did not carry to a "
+                   "later embed-pending (default: compute them now, so recall finds the restored rows)")
     p.set_defaults(func=cmd_import)
 
 

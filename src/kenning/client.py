@@ -175,11 +175,12 @@ class Requests:
         return Call("GET", "/v1/export", params=_clean({"dataset": dataset, "include_vectors": include_vectors}),
                     parse=_lines, environment=environment)
 
-    def import_(self, lines: Iterable[str], *, embed: bool = False, project: str | None = None,
+    def import_(self, lines: Iterable[str], *, embed: bool | None = None, project: str | None = None,
                 environment: str | None = None) -> Call:
-        """The server imports into the key's own project and environment only, refusing other records."""
+        """The server imports into the key's own project and environment only, refusing other records;
+        rows without vectors get them there unless ``embed=False`` (as ``Memory.import_``)."""
         _scope(project)
-        return Call("POST", "/v1/import", params={"embed": embed}, content="".join(
+        return Call("POST", "/v1/import", params=_clean({"embed": embed}), content="".join(
             line if line.endswith("\n") else line + "\n" for line in lines), parse=lambda d: d,
             environment=environment)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import functools
 import time
 import uuid
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 from pathlib import Path
 
@@ -253,9 +253,10 @@ class Memory:
         rows, total = self.store.datasets(project, environment, (q or "").strip() or None, limit, offset)
         return DatasetPage(datasets=rows, total=total, limit=limit, offset=offset)
 
-    def embed_pending(self, batch: int = 256, *, project: str | None = None,
-                      environment: str | None = None) -> int:
-        """Compute vectors for facts (and entities) stored without one; returns how many facts got one.
+    def embed_pending(self, batch: int = 256, *, project: str | None = None, environment: str | None = None,
+                      progress: Callable[[str, int], None] | None = None) -> int:
+        """Compute vectors for facts (and entities, messages, notes) stored without one; returns how many
+        facts got one. ``progress(kind, n)`` hears of each batch written (a command line's progress bar).
 
         Without ``project``/``environment`` every tenant of the store is filled: this is
         maintenance of the store, not a read of anyone's data.
@@ -265,10 +266,10 @@ class Memory:
         if not isinstance(batch, int) or batch < 1:
             raise InputError(f"batch must be a positive integer, not {batch!r}")
         for kind in ("entity", "episode", "note"):
-            self._fill(kind, batch, project, environment)
-        return self._fill("fact", batch, project, environment)
+            self._fill(kind, batch, project, environment, progress)
+        return self._fill("fact", batch, project, environment, progress)
 
-    def _fill(self, kind: str, batch: int, project, environment) -> int:
+    def _fill(self, kind: str, batch: int, project, environment, progress=None) -> int:
         written = 0
         while True:
             pending = self.store.pending(kind, batch, project, environment)
@@ -278,6 +279,8 @@ class Memory:
             wrote = sum(self.store.set_vector(kind, scope, key, text, vec)
                         for (scope, key, text), vec in zip(pending, vectors))
             written += wrote
+            if progress is not None:
+                progress(kind, wrote)
             if not wrote:  # every text changed under us: stop rather than spin
                 return written
 
@@ -293,15 +296,19 @@ class Memory:
         transfer.check_scope(project, environment, dataset)
         return transfer.export_lines(self.store, project, environment, dataset, include_vectors)
 
-    def import_(self, lines: Iterable[str], *, embed: bool = False, project: str | None = None,
-                environment: str | None = None) -> dict[str, int]:
+    def import_(self, lines: Iterable[str], *, embed: bool | None = None, project: str | None = None,
+                environment: str | None = None, progress: Callable[[str, int], None] | None = None) -> dict[str, int]:
         """Restore an export into this store, into the projects and datasets it names, in one transaction:
         a malformed line, or one a live write would refuse (oversize text, a core-file path outside
         /memories), raises InputError naming it and nothing is written. Rows already here are
-        skipped (counted under ``skipped``). Rows that came without vectors wait for ``embed_pending()``;
-        ``embed=True`` runs it at the end. Returns how many rows of each kind were written.
+        skipped (counted under ``skipped``). Rows that came without vectors get them at the end, so recall
+        on the restored store finds what it found before (``embed=None``, the default: when this store has
+        an embedder; ``embed=False`` leaves them to ``embed_pending()``; ``progress`` as there). Returns
+        how many rows of each kind were written.
         With ``project`` (and ``environment``), records of any other tenant are refused.
         """
+        if embed is None:
+            embed = self.embedder is not None
         if embed and self.embedder is None:
             raise ConfigError("import_(embed=True) needs an embedder; create Memory(embedder='local') "
                               "or import now and run embed_pending() later")
@@ -311,7 +318,7 @@ class Memory:
         counts, tenants = transfer.import_lines(self.store, lines, transfer.Limits(s.max_text_chars, s.max_note_chars,
                                                                                    s.max_core_chars), tenant)
         for project, environment in sorted(tenants) if embed else ():
-            self.embed_pending(project=project, environment=environment)
+            self.embed_pending(project=project, environment=environment, progress=progress)
         return counts
 
     # -- read ------------------------------------------------------------------------

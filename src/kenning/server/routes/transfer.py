@@ -54,8 +54,9 @@ def routes(api: Api) -> APIRouter:
     @router.post("/v1/import", response_model=dict[str, int], operation_id="data_import", summary="Import JSON lines",
                  openapi_extra={"requestBody": {"required": True, "content": {
                      **NDJSON}}})
-    async def import_(request: Request, embed: bool = Query(False, description="embed rows that arrive "
-                                                          "without a vector now (else: embed_pending later)"),
+    async def import_(request: Request, embed: bool | None = Query(None, description="compute the vectors "
+                                                                 "rows arrive without (default: when the server "
+                                                                 "has an embedder; false: embed_pending later)"),
                       p: Principal = Depends(api.service)):
         """All or nothing: an export (as `GET /v1/export` writes it) restored into the key's project and
         environment; rows that exist already are skipped; the answer counts rows per kind. Service keys only.
@@ -77,7 +78,7 @@ def routes(api: Api) -> APIRouter:
             spool.seek(0)
             return await run_in_threadpool(_import, spool, embed, p)
 
-    def _import(spool, embed: bool, p: Principal) -> dict:
+    def _import(spool, embed: bool | None, p: Principal) -> dict:
         lines = io.TextIOWrapper(spool, encoding="utf-8", errors="strict", newline=None)
         try:
             return api.memory.import_(lines, embed=embed, project=p.project, environment=p.environment)
