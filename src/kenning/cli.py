@@ -189,7 +189,7 @@ def cmd_core(args) -> int:
         mem.close()
         return 1 if failed else 0
     if args.core_command == "render":
-        text = mem.core.render(args.dataset)
+        text = mem.core.render(args.dataset, args.namespaces)
     else:
         text = mem.core.view(args.dataset, args.path, namespace=args.namespace)
     print(json.dumps({"text": text}) if args.json else text)
@@ -319,7 +319,9 @@ def cmd_worker(args) -> int:
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())
     workers = [Worker(mem.services, lease_seconds=args.lease, poll_seconds=args.poll) for _ in range(args.threads)]
-    print(f"kenning worker: {len(workers)} thread(s) on {mem.store.location}", flush=True)
+    say = (lambda kind, text, **v: print(json.dumps({"event": kind, **v}) if args.json else text, flush=True))
+    say("started", f"kenning worker: {len(workers)} thread(s) on {mem.store.location}", threads=len(workers),
+        location=str(mem.store.location))
     done = [0] * len(workers)
 
     def run(i: int) -> None:
@@ -332,7 +334,7 @@ def cmd_worker(args) -> int:
         while t.is_alive():
             t.join(0.5)
     mem.close()
-    print(f"kenning worker: ran {sum(done)} job(s)", flush=True)
+    say("stopped", f"kenning worker: ran {sum(done)} job(s)", jobs=sum(done))
     return 0
 
 
@@ -636,9 +638,14 @@ def _resource_commands(sub) -> None:
             n.add_argument("query")
         if name == "forget":
             n.add_argument("note_id")
-        n.add_argument("--namespace", default="user" if name == "save" else None)
-        n.add_argument("--limit", type=int, default=50 if name == "list" else 10)
-        n.add_argument("--include-forgotten", action="store_true")
+        if name != "forget":   # each sub-command takes the flags it uses, no others
+            n.add_argument("--namespace", default="user" if name == "save" else None,
+                           help="user (default for save), organization, agent:<id>, chat:<id>; list and "
+                                "search: all the dataset's when absent")
+        if name in ("list", "search"):
+            n.add_argument("--limit", type=int, default=50 if name == "list" else 10)
+        if name == "list":
+            n.add_argument("--include-forgotten", action="store_true", help="forgotten notes too")
         n.set_defaults(func=cmd_notes)
 
     p = sub.add_parser("core", help="core memory files: view, render, or run one memory tool command")
@@ -650,7 +657,11 @@ def _resource_commands(sub) -> None:
     c3.add_argument("command_json", help='e.g. \'{"command": "view", "path": "/memories"}\'')
     for c_ in (c, c2, c3):
         c_.add_argument("--dataset", required=True)
-        c_.add_argument("--namespace", default="user")
+        if c_ is c2:
+            c_.add_argument("--namespace", action="append", default=None, dest="namespaces",
+                            help="a namespace to render, repeatable (default: the user's and the organization's)")
+        else:
+            c_.add_argument("--namespace", default="user")
         c_.set_defaults(func=cmd_core)
 
 
@@ -684,6 +695,9 @@ def _data_commands(sub) -> None:
     p.set_defaults(func=cmd_import)
 
 
+NO_JSON = ("bench", "mcp")   # their output is the benchmark script's, or the MCP protocol on stdout
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="kenning", description="Long-term memory for AI assistants.")
     ap.add_argument("--db", default=None, help="store path, sqlite:///…, postgresql://…, or a server URL "
@@ -694,7 +708,9 @@ def build_parser() -> argparse.ArgumentParser:
     for add in (_memory_commands, _running_commands, _resource_commands, _data_commands):
         add(sub)
 
-    for command in sub.choices.values():  # --json after the command too (SUPPRESS: never undo one before it)
+    for name, command in sub.choices.items():  # --json after the command too (SUPPRESS: never undo one before it)
+        if name in NO_JSON:
+            continue
         try:
             command.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
                                  help="JSON lines instead of tables, for scripts")
