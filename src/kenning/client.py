@@ -135,9 +135,12 @@ class Requests:
         return Call("DELETE", f"/v1/datasets/{_q(dataset)}/facts/{_q(fact_id)}", parse=_none,
                     environment=environment)
 
-    def embed_pending(self, batch: int = 256, *, project: str | None = None, environment: str | None = None) -> Call:
+    def embed_pending(self, batch: int = 256, *, project: str | None = None, environment: str | None = None,
+                      progress: Callable[[str, int], None] | None = None) -> Call:
+        """The server embeds in its own batches; ``progress`` hears the facts' count once, at the end."""
         _scope(project)
-        return Call("POST", "/v1/embed_pending", parse=lambda d: d["count"], environment=environment)
+        return Call("POST", "/v1/embed_pending", parse=_reporting(progress, lambda d: {"fact": d["count"]}, lambda d: d["count"]),
+                    environment=environment)
 
     def retry_failed(self, dataset: str | None = None, *, project: str | None = None,
                      environment: str | None = None) -> Call:
@@ -176,16 +179,28 @@ class Requests:
                     parse=_lines, environment=environment)
 
     def import_(self, lines: Iterable[str], *, embed: bool | None = None, project: str | None = None,
-                environment: str | None = None) -> Call:
+                environment: str | None = None, progress: Callable[[str, int], None] | None = None) -> Call:
         """The server imports into the key's own project and environment only, refusing other records;
-        rows without vectors get them there unless ``embed=False`` (as ``Memory.import_``)."""
+        rows without vectors get them there unless ``embed=False`` (as ``Memory.import_``). The server
+        embeds on its side: ``progress`` hears, once at the end, the rows imported of each kind."""
         _scope(project)
         return Call("POST", "/v1/import", params=_clean({"embed": embed}), content="".join(
-            line if line.endswith("\n") else line + "\n" for line in lines), parse=lambda d: d,
+            line if line.endswith("\n") else line + "\n" for line in lines),
+            parse=_reporting(progress, lambda d: {k: v for k, v in d.items() if k != "skipped"}, lambda d: d),
             environment=environment)
 
     def open_jobs(self) -> Call:
         return Call("GET", "/v1/jobs/open", parse=lambda d: d["count"])
+
+
+def _reporting(progress, counts, answer):
+    """A parse that tells ``progress(kind, n)`` the answer's ``counts`` (if asked to), then returns ``answer``."""
+    def parse(data):
+        for kind, n in counts(data).items():
+            if progress is not None and n:
+                progress(kind, n)
+        return answer(data)
+    return parse
 
 
 def _lines(text: str) -> Iterator[str]:

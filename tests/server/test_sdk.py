@@ -118,7 +118,10 @@ def test_export_import_over_http(keyed_server, tmp_path):
     other = RemoteMemory(keyed_server.url, keyed_server.keys["other"])
     with pytest.raises(PermissionDenied):
         other.import_(lines)          # acme's rows cannot be imported with another project's key
-    assert svc.import_(lines)["skipped"] > 0
+    heard: list[tuple[str, int]] = []
+    assert svc.import_(lines, progress=lambda kind, n: heard.append((kind, n)))["skipped"] > 0
+    assert heard == [], "nothing new was imported, so nothing to report"
+    assert svc.embed_pending(progress=lambda kind, n: heard.append((kind, n))) == 0 and heard == []
     svc.close()
     other.close()
 
