@@ -25,18 +25,10 @@ DEMO = [
 
 def _local_file(db: str | None):
     """The SQLite file ``--db`` names (None: a server, PostgreSQL, or a store in memory)."""
-    from pathlib import Path
-
     from .config import Settings
+    from .memory import sqlite_file
 
-    if db is None:
-        return Path(Settings.from_env().default_db_path)
-    if db in (":memory:", "sqlite://", "sqlite:///:memory:") or db.startswith(("postgres://", "postgresql://",
-                                                                                 "http://", "https://")):
-        return None
-    if db.startswith("sqlite:///"):
-        return Path(db[len("sqlite:///"):]).expanduser()
-    return Path(db).expanduser() if "://" not in db else None
+    return sqlite_file(db, Settings.from_env())
 
 
 def _memory(args, create: bool = False):

@@ -35,21 +35,32 @@ def _local_embedder(threads: int) -> Embedder:
     return CachedEmbedder(LocalEmbedder(threads=threads))
 
 
-def open_store(url: str | None, settings: Settings) -> Store:
+IN_MEMORY = (":memory:", "sqlite://", "sqlite:///:memory:")
+
+
+def sqlite_file(url: str | None, settings: Settings) -> Path | None:
+    """The SQLite file a store URL names (None: in memory, PostgreSQL, a server, or not a store URL)."""
     if url is None:
-        return SQLiteStore(settings.default_db_path)
-    if url in (":memory:", "sqlite://", "sqlite:///:memory:"):
-        return SQLiteStore(":memory:")
+        return Path(settings.default_db_path)
+    if url in IN_MEMORY:
+        return None
     if url.startswith("sqlite:///"):
-        return SQLiteStore(Path(url[len("sqlite:///"):]).expanduser())
+        return Path(url[len("sqlite:///"):]).expanduser()
+    return Path(url).expanduser() if "://" not in url else None
+
+
+def open_store(url: str | None, settings: Settings) -> Store:
+    if url in IN_MEMORY:
+        return SQLiteStore(":memory:")
+    path = sqlite_file(url, settings)
+    if path is not None:
+        return SQLiteStore(path)
     if url.startswith(("postgres://", "postgresql://")):
         from .store.postgres import PostgresStore  # psycopg loads only for PostgreSQL stores
 
         return PostgresStore(url)
     if url.startswith(("http://", "https://")):
         raise ConfigError(f"{url} is a server, not a store; use Memory('{url}') for the same API over HTTP")
-    if "://" not in url:
-        return SQLiteStore(Path(url).expanduser())
     raise ConfigError(f"unknown store URL {url!r}; use sqlite:///path, postgresql://…, :memory: or a file path")
 
 
