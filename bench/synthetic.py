@@ -6,6 +6,9 @@ of the bundled model's dimension (a million real embeddings would take an hour
 and measure nothing else). A dataset's rows are a third each facts, messages
 and notes; every fact is a ``likes`` fact, so a question about likes puts the
 whole dataset in the slot signal (the worst case for that read).
+
+Rows go in through the store's bulk import (``import_rows``: PostgreSQL's COPY),
+the path ``kenning import`` takes, as export records.
 """
 from __future__ import annotations
 
@@ -21,7 +24,7 @@ START = datetime(2025, 1, 1, tzinfo=timezone.utc)
 
 
 class Filler:
-    """Writes synthetic rows straight through the store contract, one transaction per dataset."""
+    """Writes synthetic rows through the store's bulk import, one transaction per call."""
 
     def __init__(self, store, dim: int, seed: int = 7):
         self.store, self.dim = store, dim
@@ -31,30 +34,51 @@ class Filler:
         ranks = np.arange(1, len(self.words) + 1)
         self.weights = (1 / ranks) / (1 / ranks).sum()
 
-    def fill(self, scope, n: int) -> None:
-        from kenning.model import Episode, Fact, Note
+    def rows(self, dataset: str, n: int) -> dict[str, list[tuple[dict, np.ndarray]]]:
+        """``n`` rows of one dataset as export records by kind: (row, vector)."""
+        from kenning import timeutil
 
-        rng, store = self.rng, self.store
+        rng = self.rng
         vectors = rng.standard_normal((n, self.dim)).astype(np.float32)
         vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
         lengths = rng.integers(8, 15, size=n)
         picks = rng.choice(len(self.words), size=int(lengths.sum()), p=self.weights)
-        now = datetime.now(timezone.utc)
+        now = timeutil.dump(datetime.now(timezone.utc))
+        out: dict[str, list] = {"fact": [], "episode": [], "note": []}
         at = 0
-        with store.transaction(scope):
-            for i in range(n):
-                text = " ".join(self.words[j] for j in picks[at:at + lengths[i]])
-                at += lengths[i]
-                when = START + timedelta(minutes=i)
-                kind = i % 3
-                if kind == 0:
-                    obj = " ".join(text.split()[:2]) + f" {i}"
-                    fact = Fact(fact_id=f"f_{uuid.uuid4().hex}", predicate="likes", object=obj,
-                                text=f"user likes {text}", valid_at=when, created_at=now)
-                    store.insert_fact(scope, fact, f"{fact.text}. About: user.", vectors[i])
-                elif kind == 1:
-                    store.insert_episode(scope, Episode(episode_id=f"m{i}", role="user", content=text, chat="c1",
-                                                        at=when, created_at=now), vectors[i])
-                else:
-                    store.insert_note(scope, Note(note_id=f"n_{uuid.uuid4().hex}", text=text, created_at=now),
-                                      vectors[i])
+        for i in range(n):
+            text = " ".join(self.words[j] for j in picks[at:at + lengths[i]])
+            at += lengths[i]
+            when = timeutil.dump(START + timedelta(minutes=i))
+            kind = i % 3
+            if kind == 0:
+                fact_text = f"user likes {text}"
+                out["fact"].append(({
+                    "dataset": dataset, "fact_id": f"f_{uuid.uuid4().hex}", "subject": "user", "predicate": "likes",
+                    "object": " ".join(text.split()[:2]) + f" {i}", "object_is_entity": False, "entity_id": None,
+                    "entity_type": None, "text": fact_text, "kind": "preference", "confidence": 0.9,
+                    "source_quote": "", "valid_at": when, "valid_until": None, "invalid_at": None,
+                    "superseded_by": None, "episode_id": None, "created_at": now,
+                    "embed_text": f"{fact_text}. About: user."}, vectors[i]))
+            elif kind == 1:
+                out["episode"].append(({
+                    "dataset": dataset, "episode_id": f"m{i}", "role": "user", "chat": "c1", "content": text,
+                    "context": "", "embed_text": text, "at": when, "created_at": now}, vectors[i]))
+            else:
+                out["note"].append(({
+                    "dataset": dataset, "note_id": f"n_{uuid.uuid4().hex}", "namespace": "user", "text": text,
+                    "created_at": now, "forgotten_at": None, "superseded_by": None}, vectors[i]))
+        return out
+
+    def fill(self, scope, n: int) -> None:
+        self.fill_many(scope.project, scope.environment, [(scope.dataset, n)])
+
+    def fill_many(self, project: str, environment: str, datasets: list[tuple[str, int]]) -> None:
+        """Several datasets' rows in one bulk write per kind (one transaction)."""
+        batches: dict[str, list] = {"fact": [], "episode": [], "note": []}
+        for dataset, n in datasets:
+            for kind, rows in self.rows(dataset, n).items():
+                batches[kind] += rows
+        with self.store.transaction(None):
+            for kind, rows in batches.items():
+                self.store.import_rows(kind, project, environment, rows)

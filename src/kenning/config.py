@@ -44,6 +44,14 @@ class Settings(BaseModel):
     one_value_predicates: tuple[str, ...] = ()
     many_value_predicates: tuple[str, ...] = ()
     onnx_threads: int = Field(1, ge=1)
+    # PostgreSQL: an HNSW index over every dataset's live facts for cross-dataset search. Off by default:
+    # per-dataset recall never uses it, and keeping it costs each fact write about a millisecond.
+    ann_index: bool = False
+    # PostgreSQL read replicas (libpq URLs): recall and listings read there, with read-your-writes
+    replicas: tuple[str, ...] = ()
+    replica_max_lag_seconds: float = Field(5.0, gt=0)   # a replica further behind than this is skipped
+    replica_wait_seconds: float = Field(0.1, ge=0)      # how long a read waits for a replica to replay the
+                                                        # caller's own write before it reads the primary
     # model-backed extractors (Memory(extractor="openai" | "anthropic")); keys stay out of reprs
     llm_base_url: str | None = None          # an OpenAI-compatible API root, e.g. https://api.openai.com/v1
     llm_model: str | None = None
@@ -81,6 +89,7 @@ class Settings(BaseModel):
             values["home"] = Path(env["KENNING_HOME"]).expanduser()
         for name in ("project", "environment", "max_text_chars", "entity_threshold", "dedup_threshold",
                      "predicate_threshold", "retrieval_floor", "context_budget_chars", "context_budget_unit", "onnx_threads",
+                     "ann_index", "replica_max_lag_seconds", "replica_wait_seconds",
                      "worker_threads", "worker_batch", "job_lease_seconds", "extract_budget_seconds",
                      "token_seconds", "token_max_seconds", "session_seconds",
                      "max_note_chars", "note_dedupe_threshold", "max_notes_per_call", "max_core_chars", "max_render", "max_body_bytes", "max_import_bytes", "public_docs", "max_open_jobs", "max_core_versions", "max_core_files", "max_dataset_chars",
@@ -90,7 +99,7 @@ class Settings(BaseModel):
             key = f"KENNING_{name.upper()}"
             if env.get(key):
                 values[name] = env[key]
-        for name in ("one_value_predicates", "many_value_predicates"):
+        for name in ("one_value_predicates", "many_value_predicates", "replicas"):
             key = f"KENNING_{name.upper()}"
             if env.get(key):
                 values[name] = tuple(p.strip() for p in env[key].split(",") if p.strip())

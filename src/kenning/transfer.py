@@ -48,6 +48,7 @@ VERSION = 1
 
 KINDS = tuple(RECORDS)
 RENAMED = {"kind": "fact_kind"}  # stored name -> record name, where a stored name is one a record uses itself
+BATCH_ROWS = 5_000  # records per bulk write: large enough for COPY to pay, small enough to hold in memory
 VECTOR_KINDS = ("fact", "entity", "episode", "note")  # the rows that have an embedding
 
 
@@ -128,24 +129,41 @@ def import_lines(store: "Store", lines: Iterable[str], limits: Limits = Limits()
         header = read_header(*first)
         with store.transaction(None):
             _adopt_vectors(store, header)
-            for number, line in numbered:
-                record = read_record(number, line, header, limits)
-                if tenant is not None and (record.project, record.environment) != tenant:
-                    raise PermissionDenied(f"line {number} belongs to another project or environment; nothing "
-                                           "was imported", "ai.admin")
-                wrote = _write(store, number, record)
-                counts[record.kind if wrote else "skipped"] += 1
-                tenants.add((record.project, record.environment))
+            with store.bulk():   # after the dimension is known: the store may defer an index it fixed
+                batch: list[tuple[int, Record]] = []
+                for number, line in numbered:
+                    record = read_record(number, line, header, limits)
+                    if tenant is not None and (record.project, record.environment) != tenant:
+                        raise PermissionDenied(f"line {number} belongs to another project or environment; nothing "
+                                               "was imported", "ai.admin")
+                    if batch and (len(batch) >= BATCH_ROWS or _kind(batch[-1][1]) != _kind(record)):
+                        _write(store, batch, counts)
+                        batch = []
+                    batch.append((number, record))
+                    tenants.add((record.project, record.environment))
+                if batch:
+                    _write(store, batch, counts)
     except InputError as exc:   # the same kind of refusal (too large stays too large), saying nothing was written
         raise type(exc)(f"{exc}; nothing was imported") from exc
     return counts, tenants
 
 
-def _write(store: "Store", number: int, record: Record) -> bool:
+def _kind(record: Record) -> tuple[str, str, str]:
+    return record.kind, record.project, record.environment
+
+
+def _write(store: "Store", batch: list[tuple[int, Record]], counts: dict[str, int]) -> None:
+    """Write consecutive records of one kind and tenant in one bulk call (PostgreSQL: one COPY)."""
+    kind, project, environment = _kind(batch[0][1])
     try:
-        return store.import_row(record.kind, record.project, record.environment, record.row, record.vector)
+        written = store.import_rows(kind, project, environment, [(r.row, r.vector) for _, r in batch])
     except (StoreError, EmbeddingError) as exc:
-        raise InputError(f"line {number}: {record.kind}: {exc}") from exc
+        index = getattr(exc, "row_index", None)
+        where = (f"line {batch[index][0]}" if index is not None
+                 else f"lines {batch[0][0]}-{batch[-1][0]}")
+        raise InputError(f"{where}: {kind}: {exc}") from exc
+    counts[kind] += written
+    counts["skipped"] += len(batch) - written
 
 
 def _adopt_vectors(store: "Store", header: dict) -> None:

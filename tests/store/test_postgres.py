@@ -205,7 +205,7 @@ def test_message_neighbors_follow_time_then_insertion_within_a_chat(store):
 
 
 def test_cross_dataset_search_uses_hnsw_with_iterative_scan_and_restores_the_setting(pg_url):
-    store = PostgresStore(pg_url, max_size=1)   # one connection: the one the search used answers SHOW
+    store = PostgresStore(pg_url, max_size=1, ann_index=True)   # one connection: the one the search used answers SHOW
     try:
         store.check_embedding_model("fake-16", DIM)
         rng = np.random.default_rng(7)

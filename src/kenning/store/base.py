@@ -12,12 +12,13 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 
 import numpy as np
 
+from ..errors import StoreError
 from ..model import CoreFile, CoreFileVersion, DatasetSummary, Document, Entity, Episode, Fact, Job, Note, Scope
 
 
@@ -432,6 +433,25 @@ class TransferStore(ABC):
         """Insert one row in the form ``export_rows`` gives, exactly, unless the store already holds its key
         (or a row that must stay unique, like a live twin): then leave the store as it is and return False.
         Call inside ``transaction``; a row the schema refuses raises StoreError."""
+
+    @contextmanager
+    def bulk(self) -> Iterator[None]:
+        """Around a bulk import (inside its transaction): a backend may defer index upkeep to the end."""
+        yield
+
+    def import_rows(self, kind: str, project: str, environment: str,
+                    rows: Sequence[tuple[dict, np.ndarray | None]]) -> int:
+        """:meth:`import_row` for a batch of rows of one kind, in order; returns how many were written
+        (the rest were already there). A row the schema refuses raises StoreError with ``row_index`` set
+        to its place in ``rows``. Backends override it with a bulk path (PostgreSQL: COPY)."""
+        written = 0
+        for i, (row, vector) in enumerate(rows):
+            try:
+                written += self.import_row(kind, project, environment, row, vector)
+            except StoreError as exc:
+                exc.row_index = i
+                raise
+        return written
 
 
 class Store(Lifecycle, FactStore, EntityStore, MessageStore, NoteStore, VectorStore, CoreFileStore, DocumentStore,

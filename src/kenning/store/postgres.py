@@ -41,7 +41,7 @@ from urllib.parse import urlsplit, urlunsplit
 import numpy as np
 
 from .. import timeutil
-from ..errors import ConfigError, DuplicateFact, InputError, MigrationError, StoreError
+from ..errors import ConfigError, DuplicateFact, InputError, KenningError, MigrationError, StoreError
 from ..model import DatasetSummary, Entity, Episode, Fact, Job, Scope
 from ..records import RECORDS
 from .base import FactQuery
@@ -73,6 +73,7 @@ CONFIG = "english"           # one text search configuration for every tsvector 
 RANK_WEIGHTS = "{0.1, 0.25, 0.5, 1.0}"   # D, C, B, A: predicate C, text B, object A (SQLite's 0.5 : 1 : 2)
 EXACT_ROWS = 10_000          # below this many rows a table is counted, above it the planner's estimate will do
 HNSW_MAX_DIM = 2000          # pgvector's limit for an HNSW index on vector
+ANN_INDEX = "facts_embedding_hnsw"
 # Advisory lock classes (first key of the two-int form), so kenning's locks never meet another app's.
 LOCK_SCOPE, LOCK_STORE, LOCK_MIGRATE, LOCK_DOC = 0x6B6E01, 0x6B6E02, 0x6B6E03, 0x6B6E04
 
@@ -322,8 +323,10 @@ class PostgresStore(SQLStore):
 
     parallel_reads = True  # independent queries on pooled connections: recall runs its signals side by side
 
-    def __init__(self, url: str, *, min_size: int = 1, max_size: int = 10, timeout: float = 30.0):
+    def __init__(self, url: str, *, min_size: int = 1, max_size: int = 10, timeout: float = 30.0,
+                 ann_index: bool = False):
         self.url = url
+        self.ann_index = ann_index
         self.path = redact(url)   # what front ends print as "data in …"
         self._local = threading.local()
         self._dim: int | None = None
@@ -338,6 +341,8 @@ class PostgresStore(SQLStore):
         except PoolTimeout as exc:
             self._pool.close()
             raise ConfigError(f"cannot connect to PostgreSQL at {self.path}: {exc}") from exc
+        if ann_index and self.embedding_dim() is not None and not self._has_ann_index():
+            self._build_ann_index(self.embedding_dim())   # turned on after the dimension was fixed
 
     # -- lifecycle ---------------------------------------------------------------
     @staticmethod
@@ -487,9 +492,31 @@ class PostgresStore(SQLStore):
         for table in ("facts", "entities", "episodes", "notes"):
             self._x(f"ALTER TABLE {table} ADD CONSTRAINT {table}_embedding_dim "
                     f"CHECK (vector_dims(embedding) = {int(dim)})")
+        if self.ann_index:
+            self._build_ann_index(dim)
+
+    def _build_ann_index(self, dim: int) -> None:
         if dim <= HNSW_MAX_DIM:
-            self._x(f"CREATE INDEX facts_embedding_hnsw ON facts USING hnsw ((embedding::vector({int(dim)}))"
+            self._x(f"CREATE INDEX IF NOT EXISTS {ANN_INDEX} ON facts USING hnsw ((embedding::vector({int(dim)}))"
                     " vector_cosine_ops) WHERE invalid_at IS NULL")
+
+    def _has_ann_index(self) -> bool:
+        return bool(self._q("SELECT 1 FROM pg_class WHERE relname = %s AND relkind = 'i'", (ANN_INDEX,)))
+
+    @contextmanager
+    def bulk(self):
+        """Around a bulk import: into an empty store, the HNSW index (the costliest to keep up row by row)
+        is built once at the end instead. Joins the caller's transaction; the index is dropped and built
+        inside it, so readers of ``facts`` wait for the import (the store is empty: there is nothing to read)."""
+        with self._tx((LOCK_STORE, "")):
+            dim = self.embedding_dim()
+            rebuild = (dim is not None and self._has_ann_index()
+                       and not self._q("SELECT 1 FROM facts LIMIT 1"))
+            if rebuild:
+                self._x(f"DROP INDEX {ANN_INDEX}")
+            yield
+            if rebuild:
+                self._build_ann_index(dim)
 
     # -- episodes -------------------------------------------------------------------
     def insert_episode(self, scope: Scope, episode: Episode, vector: np.ndarray | None = None, *,
@@ -809,6 +836,58 @@ class PostgresStore(SQLStore):
                 return conn.execute(sql, tuple(values.values())).rowcount == 1
             except psycopg.Error as exc:
                 raise StoreError(f"the database refused the {kind}: {exc}") from exc
+
+    def import_rows(self, kind: str, project: str, environment: str,
+                    rows: Sequence[tuple[dict, np.ndarray | None]]) -> int:
+        """The batch through ``COPY`` into a temporary table of the same columns, then one
+        ``INSERT … SELECT … ON CONFLICT DO NOTHING`` in the batch's order: one round trip for the rows
+        instead of one per row. A batch the database refuses is retried row by row (in a savepoint) to name
+        the row; the caller's transaction stays usable either way."""
+        if not rows:
+            return 0
+        place, fields = RECORDS[kind]
+        table = EXPORT_TABLES[kind]
+        columns = ["project", "environment", place, *fields] + (["embedding"] if kind in VECTOR_TABLES else [])
+        names, stage = ", ".join(columns), f"kenning_stage_{table}"
+        for i, (_, vector) in enumerate(rows):
+            try:
+                self._check(vector)
+            except KenningError as exc:
+                exc.row_index = i
+                raise
+        with self._tx() as conn:
+            try:
+                with conn.transaction():
+                    conn.execute(f"CREATE TEMP TABLE IF NOT EXISTS {stage} ON COMMIT DROP AS"
+                                 f" SELECT {names} FROM {table} WITH NO DATA")
+                    conn.execute(f"TRUNCATE {stage}")
+                    types = [r["t"] for r in conn.execute(
+                        "SELECT format_type(atttypid, atttypmod) AS t FROM pg_attribute WHERE attrelid = %s::regclass"
+                        " AND attnum > 0 AND NOT attisdropped ORDER BY attnum", (stage,))]
+                    with conn.cursor().copy(f"COPY {stage} ({names}) FROM STDIN (FORMAT BINARY)") as copy:
+                        copy.set_types(types)   # binary: a vector travels as its float32 bytes, not as text
+                        for row, vector in rows:
+                            values = [project, environment, row[place], *(_stored(t, row[f]) for f, t in fields.items())]
+                            if kind in VECTOR_TABLES:
+                                values.append(_vec(vector))
+                            copy.write_row(values)
+                    return conn.execute(f"INSERT INTO {table} ({names}) SELECT {names} FROM {stage} ORDER BY ctid"
+                                        " ON CONFLICT DO NOTHING").rowcount
+            except (psycopg.Error, UnicodeEncodeError) as exc:
+                first = exc
+            for i, (row, vector) in enumerate(rows):   # name the row the database refuses
+                try:
+                    with conn.transaction():
+                        self.import_row(kind, project, environment, row, vector)
+                except (StoreError, InputError) as exc:
+                    error = exc if isinstance(exc, StoreError) else StoreError(str(exc))
+                    error.row_index = i
+                    raise error from exc
+                except (psycopg.Error, UnicodeEncodeError) as exc:
+                    error = _error(self.path, exc)
+                    error.row_index = i
+                    raise error from exc
+            raise StoreError(f"the database refused the batch of {len(rows)} {kind} rows: {first}") from first
 
     # -- pending embeddings --------------------------------------------------------------
 # -- rows to models ---------------------------------------------------------------------------------
