@@ -47,6 +47,7 @@ from ..records import RECORDS
 from .base import FactQuery
 from .rows import (ENTITY_COLUMNS, EXPORT_TABLES, FACT_COLUMNS, JOB_COLUMNS, VECTOR_TABLES, entity_of, fact_of,
                    load_time)
+from .matrices import MatrixSearch
 from .sql import DATASET_TABLES, Dialect, SQLStore
 
 try:
@@ -84,6 +85,16 @@ LIVE_AS_OF = ("(f.invalid_at IS NULL OR f.invalid_at > %(t)s) AND f.valid_at <= 
 SCOPE = "f.project = %(p)s AND f.environment = %(e)s AND f.dataset = %(d)s"
 TENANT = "project = %(p)s AND environment = %(e)s AND dataset = %(d)s"
 TIME_TYPES = ("time", "time?")
+# The rows each cached matrix is built from (kenning.store.matrices), in a stable order.
+MATRIX_ROWS = {
+    "fact": f"SELECT fact_id, embedding::vector AS embedding, valid_at, valid_until FROM facts WHERE {TENANT}"
+            " AND invalid_at IS NULL AND embedding IS NOT NULL ORDER BY seq",
+    "episode": f"SELECT episode_id, embedding::vector AS embedding, chat FROM episodes WHERE {TENANT}"
+               " AND embedding IS NOT NULL ORDER BY at, seq",
+    "note": f"SELECT note_id, embedding::vector AS embedding, namespace FROM notes WHERE {TENANT}"
+            " AND forgotten_at IS NULL AND embedding IS NOT NULL ORDER BY seq",
+    "order": f"SELECT episode_id, chat FROM episodes WHERE {TENANT} ORDER BY at, seq",
+}
 
 
 # -- migrations: named, ordered, each in its own transaction ----------------------------------------
@@ -264,8 +275,81 @@ def m010_fact_episodes(conn) -> None:
     conn.execute("CREATE INDEX facts_episode ON facts (project, environment, dataset, episode_id)")
 
 
+SEARCHED_TABLES = ("facts", "episodes", "notes")   # the tables recall's cached matrices are built from
+
+
+def m011_change_versions(conn) -> None:
+    """A change version per dataset (``usage.changes``), bumped by every insert, update and delete of its
+    facts, messages and notes: processes keep the dataset's vector matrices in memory and read them again
+    only when this number moved (one primary-key read per recall instead of every vector)."""
+    conn.execute("ALTER TABLE usage ADD COLUMN changes bigint NOT NULL DEFAULT 0")
+    for table in SEARCHED_TABLES:
+        size = USAGE_COLUMNS[table]
+        conn.execute(f"""
+        CREATE OR REPLACE FUNCTION usage_{table}() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            IF TG_OP = 'INSERT' THEN
+                INSERT INTO usage AS u VALUES (NEW.project, NEW.environment, NEW.dataset, {size.replace('#', 'NEW')}, 1)
+                ON CONFLICT (project, environment, dataset)
+                DO UPDATE SET chars = u.chars + excluded.chars, changes = u.changes + 1;
+            ELSIF TG_OP = 'UPDATE' THEN
+                UPDATE usage SET changes = changes + 1
+                WHERE project = NEW.project AND environment = NEW.environment AND dataset = NEW.dataset;
+            ELSE
+                UPDATE usage SET chars = chars - ({size.replace('#', 'OLD')}), changes = changes + 1
+                WHERE project = OLD.project AND environment = OLD.environment AND dataset = OLD.dataset;
+            END IF;
+            RETURN NULL;
+        END $$;
+        CREATE TRIGGER usage_{table}_update AFTER UPDATE ON {table} FOR EACH ROW EXECUTE FUNCTION usage_{table}();
+        """)
+
+
+# Each searched table's words, as m001/m002 index them: (table, the weighted tsvector of a row).
+WORDS = {
+    "facts": (f"setweight(to_tsvector('{CONFIG}', text), 'B') || setweight(to_tsvector('{CONFIG}', object), 'A')"
+              f" || setweight(to_tsvector('{CONFIG}', predicate), 'C')"),
+    "episodes": (f"setweight(to_tsvector('{CONFIG}', content), 'A')"
+                 f" || setweight(to_tsvector('{CONFIG}', context), 'B')"),
+    "notes": f"setweight(to_tsvector('{CONFIG}', text), 'A')",
+}
+# A lexeme's opening quote in a tsvector's text ('a':1 'b':2) or a tsquery's ('a' & !'b' <-> 'c'):
+# the token goes right after it.
+SCOPE_FUNCTIONS = r"""
+CREATE FUNCTION kenning_scope_token(p text, e text, d text) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT
+    AS $$ SELECT left(md5(p || chr(31) || e || chr(31) || d), 10) $$;
+CREATE FUNCTION kenning_scoped(token text, v tsvector) RETURNS tsvector
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT
+    AS $$ SELECT regexp_replace(v::text, '(^| )''', '\1''' || token, 'g')::tsvector $$;
+CREATE FUNCTION kenning_scoped_query(token text, q tsquery) RETURNS tsquery
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT
+    AS $$ SELECT regexp_replace(q::text, '(^|[ (!&|])''', '\1''' || token, 'g')::tsquery $$;
+"""
+
+
+def m012_scoped_words(conn) -> None:
+    """A vocabulary per dataset, as the SQLite store keeps: every lexeme of a row's tsvector carries its
+    dataset's token (``kenning_scope_token``: 10 hex digits of an md5), and each GIN index is over the
+    tsvector alone. A word's posting list then holds one dataset's rows, so a keyword read and its BM25
+    statistics touch only that dataset's matches, however many tenants share the table (before, the
+    index found the dataset's rows by its tenant columns and intersected them with every tenant's
+    matches). Queries scope their tsquery the same way (``scoped``) and still filter by the tenant
+    columns, so two datasets whose tokens collide share posting lists but never results."""
+    conn.execute(SCOPE_FUNCTIONS)
+    for table, words in WORDS.items():
+        conn.execute(f"""
+        DROP INDEX {table}_tsv;
+        ALTER TABLE {table} DROP COLUMN tsv;
+        ALTER TABLE {table} ADD COLUMN tsv tsvector GENERATED ALWAYS AS
+            (kenning_scoped(kenning_scope_token(project, environment, dataset), {words})) STORED;
+        CREATE INDEX {table}_tsv ON {table} USING gin (tsv);
+        """)
+
+
 MIGRATIONS = [m001_initial, m002_notes, m003_jobs, m004_core_files_and_documents, m005_api_keys, m006_sessions,
-              m007_fair_turns, m008_usage, m009_dated_messages, m010_fact_episodes]
+              m007_fair_turns, m008_usage, m009_dated_messages, m010_fact_episodes,
+              m011_change_versions, m012_scoped_words]
 
 
 def redact(url: str) -> str:
@@ -284,6 +368,11 @@ def _words(text: str) -> list[str] | None:
     return list(dict.fromkeys(words)) or None
 
 
+def scoped(tsquery: str) -> str:
+    """SQL of ``tsquery`` (an SQL expression) in the vocabulary of the dataset %(p)s, %(e)s, %(d)s (m012)."""
+    return f"kenning_scoped_query(kenning_scope_token(%(p)s, %(e)s, %(d)s), {tsquery})"
+
+
 def _bm25(table: str, key: str, where: str) -> str:
     """SQL ranking ``table``'s rows of one dataset that match any of ``%(words)s`` (those also meeting
     ``where``, on alias f), best first: per word, ts_rank (field weights, term frequency) times the word's
@@ -293,7 +382,8 @@ def _bm25(table: str, key: str, where: str) -> str:
     # MATERIALIZED: the statistics are computed once per query, never per matching row.
     return f"""
         WITH terms AS MATERIALIZED (
-            SELECT DISTINCT plainto_tsquery('{CONFIG}', w) AS q FROM unnest(%(words)s::text[]) AS w),
+            SELECT DISTINCT {scoped("plainto_tsquery('" + CONFIG + "', w)")} AS q
+            FROM unnest(%(words)s::text[]) AS w),
         stats AS MATERIALIZED (
             SELECT q, (SELECT count(*) FROM {table} x WHERE x.project = %(p)s AND x.environment = %(e)s
                        AND x.dataset = %(d)s AND x.tsv @@ terms.q) AS hits
@@ -318,7 +408,7 @@ def _tenant(scope: Scope, **more) -> dict:
 POSTGRES = Dialect("postgresql", "%s", lambda value: value, Jsonb, ' COLLATE "C"', "seq", "")
 
 
-class PostgresStore(SQLStore):
+class PostgresStore(MatrixSearch, SQLStore):
     """The Store contract on PostgreSQL + pgvector. ``url``: a libpq URL (postgresql://…)."""
 
     parallel_reads = True  # independent queries on pooled connections: recall runs its signals side by side
@@ -331,6 +421,7 @@ class PostgresStore(SQLStore):
         self._local = threading.local()
         self._dim: int | None = None
         self._migrated_now: list[str] = []
+        self._matrix_cache_init()
         self._pgvector: tuple[int, ...] = (0, 0)
         self._migrate()
         self._pool = ConnectionPool(url, min_size=min_size, max_size=max_size, timeout=timeout, open=False,
@@ -407,10 +498,11 @@ class PostgresStore(SQLStore):
             raise StoreError(f"no PostgreSQL connection free at {self.path} ({exc}); raise the pool size "
                              "or the server's max_connections") from exc
 
-    def _q(self, sql: str, params=None) -> list[dict]:
+    def _q(self, sql: str, params=None, *, binary: bool = False) -> list[dict]:
+        """Rows as dicts; ``binary``: results in binary format (vectors arrive as float32, not parsed text)."""
         with self._conn() as conn:
             try:
-                cur = conn.execute(sql, params)
+                cur = conn.execute(sql, params, binary=binary)
                 return cur.fetchall() if cur.description else []
             except (psycopg.Error, UnicodeEncodeError) as exc:
                 raise _error(self.path, exc) from exc
@@ -518,6 +610,14 @@ class PostgresStore(SQLStore):
             if rebuild:
                 self._build_ann_index(dim)
 
+    # -- the cached matrices (kenning.store.matrices) -------------------------------------
+    def _version(self, scope: Scope):
+        rows = self._q(f"SELECT changes FROM usage WHERE {TENANT}", _tenant(scope))
+        return rows[0]["changes"] if rows else None
+
+    def _matrix_rows(self, kind: str, scope: Scope) -> list:
+        return self._q(MATRIX_ROWS[kind], _tenant(scope), binary=kind != "order")
+
     # -- episodes -------------------------------------------------------------------
     def insert_episode(self, scope: Scope, episode: Episode, vector: np.ndarray | None = None, *,
                        context: str = "", embed_text: str | None = None) -> None:
@@ -537,24 +637,6 @@ class PostgresStore(SQLStore):
         where = "TRUE" if exclude_chat is None else "f.chat IS DISTINCT FROM %(c)s"
         rows = self._q(_bm25("episodes", "episode_id", where), _tenant(scope, words=words, c=exclude_chat, n=limit))
         return [(r["id"], float(r["score"])) for r in rows]
-
-    def message_neighbors(self, scope: Scope, episode_ids: list[str],
-                          exclude_chat: str | None = None) -> dict[str, list[str]]:
-        """For each given message (in the order given), the messages just before and after it in its chat,
-        by (time, insertion order); messages of ``exclude_chat``, and messages without a chat, have none."""
-        if not episode_ids:
-            return {}
-        excluded = "" if exclude_chat is None else " AND chat IS DISTINCT FROM %(x)s"
-        rows = self._q(f"""
-            WITH t AS (SELECT DISTINCT chat FROM episodes WHERE {TENANT} AND episode_id = ANY(%(ids)s)
-                       AND chat IS NOT NULL{excluded}),
-            o AS (SELECT episode_id, lag(episode_id) OVER w AS before, lead(episode_id) OVER w AS after
-                  FROM episodes WHERE {TENANT} AND chat IN (SELECT chat FROM t)
-                  WINDOW w AS (PARTITION BY chat ORDER BY at, seq))
-            SELECT episode_id, before, after FROM o WHERE episode_id = ANY(%(ids)s)""",
-                       _tenant(scope, ids=list(episode_ids), x=exclude_chat))
-        found = {r["episode_id"]: [x for x in (r["before"], r["after"]) if x is not None] for r in rows}
-        return {key: found[key] for key in dict.fromkeys(episode_ids) if key in found}
 
     # -- entities -------------------------------------------------------------------
     def entity_vectors(self, scope: Scope, type: str) -> tuple[list[str], np.ndarray]:
@@ -622,9 +704,6 @@ class PostgresStore(SQLStore):
     def fact_vectors(self, scope: Scope, fact_ids: list[str]) -> dict[str, np.ndarray]:
         return self._vectors("facts", "fact_id", scope, fact_ids)
 
-    def message_vectors(self, scope: Scope, episode_ids: list[str]) -> dict[str, np.ndarray]:
-        return self._vectors("episodes", "episode_id", scope, episode_ids)
-
     def _vectors(self, table: str, key: str, scope: Scope, ids: list[str]) -> dict[str, np.ndarray]:
         if not ids:
             return {}
@@ -654,7 +733,7 @@ class PostgresStore(SQLStore):
             if words is None:
                 return [], 0
             # any of the words: websearch's "or" between them ("or" itself is a stop word)
-            where.append(f"f.tsv @@ websearch_to_tsquery('{CONFIG}', %(w)s)")
+            where.append("f.tsv @@ " + scoped(f"websearch_to_tsquery('{CONFIG}', %(w)s)"))
             params["w"] = " or ".join(w for w in words if w != "or")
         clause = " AND ".join(where)
         total = self._q(f"SELECT count(*) AS n FROM facts f WHERE {clause}", params)[0]["n"]
@@ -670,36 +749,6 @@ class PostgresStore(SQLStore):
             return []
         rows = self._q(_bm25("facts", "fact_id", LIVE), _tenant(scope, words=words, t=at, n=limit))
         return [(r["id"], float(r["score"])) for r in rows]
-
-    def vector_search(self, scope: Scope, kind: str, query: np.ndarray, k: int, *, at: datetime | None = None,
-                      exclude_chat: str | None = None, namespaces: list[str] | None = None,
-                      floor: float = -1.0) -> list[tuple[str, float]]:
-        """Exact cosine top-k over one dataset's rows of ``kind`` (ordered by the score, which keeps the
-        planner off the ANN index: per-dataset search must not miss anything)."""
-        if kind not in ("fact", "episode", "note"):
-            raise InputError(f"vector_search covers fact, episode and note, not {kind!r}")
-        if k < 1 or self.embedding_dim() is None:
-            return []
-        self._check(query)
-        table, key, _ = VECTOR_TABLES[kind]
-        params = _tenant(scope, q=_vec(query), n=int(k))
-        where = [SCOPE, "f.embedding IS NOT NULL"]
-        if kind == "fact":
-            where.append(LIVE)
-            params["t"] = at or timeutil.now()
-        elif kind == "episode" and exclude_chat is not None:
-            where.append("f.chat IS DISTINCT FROM %(c)s")
-            params["c"] = exclude_chat
-        elif kind == "note":
-            where.append("f.forgotten_at IS NULL")
-            if namespaces is not None:
-                where.append("f.namespace = ANY(%(ns)s)")
-                params["ns"] = list(namespaces)
-        rows = self._q(f"SELECT f.{key} AS id, 1 - (f.embedding <=> %(q)s) AS score FROM {table} f"
-                       f" WHERE {' AND '.join(where)} ORDER BY score DESC, f.seq LIMIT %(n)s", params)
-        # The list is sorted, so cutting at the floor after the limit is the same as before it.
-        return [(r["id"], float(r["score"])) for r in rows
-                if r["score"] is not None and np.isfinite(r["score"]) and r["score"] >= floor]
 
     def cross_dataset_search(self, project: str, environment: str, query: np.ndarray,
                              k: int) -> list[tuple[Scope, str, float]]:

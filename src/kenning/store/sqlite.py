@@ -15,7 +15,6 @@ import os
 import re
 import sqlite3
 import threading
-from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timedelta
@@ -29,6 +28,7 @@ from ..model import DatasetSummary, Entity, Episode, Fact, Job, Scope
 from ..records import RECORDS
 from .base import FactQuery
 from .rows import ENTITY_COLUMNS, EXPORT_TABLES, FACT_COLUMNS, VECTOR_TABLES, entity_of, fact_of
+from .matrices import MatrixSearch, matrix_of
 from .sql import DATASET_TABLES, Dialect, SQLStore
 
 LIVE_NOW = ("f.invalid_at IS NULL AND f.valid_at <= :t "
@@ -37,7 +37,16 @@ LIVE_AS_OF = ("(f.invalid_at IS NULL OR f.invalid_at > :t) AND f.valid_at <= :t 
               "AND (f.valid_until IS NULL OR f.valid_until > :t)")
 SCOPE = "f.project = :p AND f.environment = :e AND f.dataset = :d"
 CONTEXT_WEIGHT = 0.5  # a word in the message before counts half of one in the message (measured on LoCoMo)
-MATRIX_CACHE_SIZE = 256
+# The rows each cached matrix is built from (kenning.store.matrices), in a stable order.
+MATRIX_ROWS = {
+    "fact": "SELECT fact_id, embedding, valid_at, valid_until FROM facts WHERE project=? AND environment=?"
+            " AND dataset=? AND invalid_at IS NULL AND embedding IS NOT NULL",
+    "episode": "SELECT episode_id, embedding, chat FROM episodes WHERE project=? AND environment=? AND dataset=?"
+               " AND embedding IS NOT NULL ORDER BY at, rowid",
+    "note": "SELECT note_id, embedding, namespace FROM notes WHERE project=? AND environment=? AND dataset=?"
+            " AND forgotten_at IS NULL AND embedding IS NOT NULL ORDER BY rowid",
+    "order": "SELECT episode_id, chat FROM episodes WHERE project=? AND environment=? AND dataset=? ORDER BY at, rowid",
+}
 # A word in half or more of a dataset's rows has a BM25 weight of about zero, yet ranking its
 # thousands of matches costs milliseconds: in large datasets such words are left out of the query.
 COMMON_SHARE = 0.5
@@ -338,7 +347,7 @@ def _fts_query(text: str) -> list[str] | None:
 SQLITE = Dialect("sqlite", "?", timeutil.dump, json.dumps, "", "rowid", "+")
 
 
-class SQLiteStore(SQLStore):
+class SQLiteStore(MatrixSearch, SQLStore):
     def __init__(self, path: str | Path = ":memory:"):
         self.path = str(path)
         if self.path != ":memory:":
@@ -361,7 +370,7 @@ class SQLiteStore(SQLStore):
         self._lock = threading.RLock()
         self._depth = 0
         self._writes: dict[Scope, int] = {}
-        self._matrix_cache: OrderedDict[tuple, tuple] = OrderedDict()
+        self._matrix_cache_init()
         with self._lock:
             if self.path != ":memory:":
                 self._db.execute("PRAGMA journal_mode=WAL")
@@ -485,19 +494,6 @@ class SQLiteStore(SQLStore):
                  embed_text if embed_text is not None else episode.content[:2000]))
         self._bump(scope)
 
-    def message_vectors(self, scope: Scope, episode_ids: list[str]) -> dict[str, np.ndarray]:
-        ids, matrix, _ = self.episode_matrix(scope)   # the cached matrix: no vector is read twice
-        where = self._cached(("episode-index", scope), scope, lambda: {key: i for i, key in enumerate(ids)})
-        return {key: matrix[where[key]] for key in episode_ids if key in where}
-
-    def episode_matrix(self, scope: Scope) -> tuple[list[str], np.ndarray, list]:
-        def load():
-            rows = self._q("SELECT episode_id, embedding, chat FROM episodes WHERE project=? AND environment=?"
-                           " AND dataset=? AND embedding IS NOT NULL ORDER BY at, rowid", tuple(scope))
-            ids, matrix = _matrix(rows, "episode_id", self.embedding_dim())
-            return ids, matrix, [r["chat"] for r in rows]
-        return self._cached(("episode", scope), scope, load)
-
     def episode_keyword_search(self, scope: Scope, query: str, limit: int,
                                exclude_chat: str | None = None) -> list[tuple[str, float]]:
         fts = self._selective("episodes_fts", "content context", scope, _fts_query(query))
@@ -510,15 +506,6 @@ class SQLiteStore(SQLStore):
         return [(r[0], -float(r[1])) for r in rows]
 
     # -- notes ------------------------------------------------------------------------
-    def note_matrix(self, scope: Scope) -> tuple[list[str], np.ndarray, list]:
-        def load():
-            rows = self._q("SELECT note_id, embedding, namespace FROM notes WHERE project=? AND environment=?"
-                           " AND dataset=? AND forgotten_at IS NULL AND embedding IS NOT NULL ORDER BY rowid",
-                           tuple(scope))
-            ids, matrix = _matrix(rows, "note_id", self.embedding_dim())
-            return ids, matrix, [r["namespace"] for r in rows]
-        return self._cached(("note", scope), scope, load)
-
     def note_keyword_search(self, scope: Scope, query: str, limit: int,
                             namespaces: list[str] | None = None) -> list[tuple[str, float]]:
         fts = self._selective("notes_fts", "text", scope, _fts_query(query))
@@ -530,59 +517,17 @@ class SQLiteStore(SQLStore):
                        " ORDER BY score LIMIT ?", (_scoped(scope, fts, "text"), *(namespaces or []), limit))
         return [(r[0], -float(r[1])) for r in rows]
 
-    def vector_search(self, scope: Scope, kind: str, query: np.ndarray, k: int, *, at: datetime | None = None,
-                      exclude_chat: str | None = None, namespaces: list[str] | None = None,
-                      floor: float = -1.0) -> list[tuple[str, float]]:
-        """Exact search with NumPy over the dataset's cached matrix (per-user memory is small)."""
-        keep = None
-        if kind == "fact":
-            ids, matrix = self.live_matrix(scope, at or timeutil.now())
-        elif kind == "episode":
-            ids, matrix, chats = self.episode_matrix(scope)
-            if exclude_chat is not None:
-                keep = np.array([c != exclude_chat for c in chats], dtype=bool)
-        elif kind == "note":
-            ids, matrix, spaces = self.note_matrix(scope)
-            if namespaces is not None:
-                keep = np.array([s in namespaces for s in spaces], dtype=bool)
-        else:
-            raise ValueError(f"no vector search for {kind!r}")
-        return _top_k(ids, matrix, query, k, keep, floor)
-
-    def message_neighbors(self, scope: Scope, episode_ids: list[str],
-                          exclude_chat: str | None = None) -> dict[str, list[str]]:
-        def load():  # every chat's messages in order, embedded or not (a neighbour needs no vector)
-            rows = self._q("SELECT episode_id, chat FROM episodes WHERE project=? AND environment=? AND dataset=?"
-                           " ORDER BY at, rowid", tuple(scope))
-            chats: dict[str | None, list[str]] = {}
-            where: dict[str, tuple[str | None, int]] = {}
-            for key, chat in rows:
-                where[key] = (chat, len(chats.setdefault(chat, [])))
-                chats[chat].append(key)
-            return where, chats
-        where, chats = self._cached(("order", scope), scope, load)
-        out: dict[str, list[str]] = {}
-        for key in episode_ids:
-            if key not in where or where[key][0] is None or where[key][0] == exclude_chat:
-                continue   # a message without a chat belongs to no conversation: it has no neighbours
-            chat, i = where[key]
-            turns = chats[chat]
-            out[key] = [turns[j] for j in (i - 1, i + 1) if 0 <= j < len(turns)]
-        return out
-
-    def _cached(self, key: tuple, scope: Scope, load):
-        """Per-dataset matrices, invalidated by local writes and by other connections' commits."""
+    # -- the cached matrices (kenning.store.matrices) -------------------------------------
+    def _version(self, scope: Scope):
+        """Local writes to the dataset, and any connection's commits (data_version) since."""
         with self._lock:
-            version = (self._writes.get(scope, 0), self._db.execute("PRAGMA data_version").fetchone()[0])
-            hit = self._matrix_cache.get(key)
-            if hit and hit[0] == version:
-                self._matrix_cache.move_to_end(key)
-                return hit[1]
-            value = load()
-            self._matrix_cache[key] = (version, value)
-            while len(self._matrix_cache) > MATRIX_CACHE_SIZE:
-                self._matrix_cache.popitem(last=False)
-            return value
+            return self._writes.get(scope, 0), self._db.execute("PRAGMA data_version").fetchone()[0]
+
+    def _time_key(self, at: datetime):
+        return timeutil.dump(at)
+
+    def _matrix_rows(self, kind: str, scope: Scope) -> list:
+        return self._q(MATRIX_ROWS[kind], tuple(scope))
 
     def _selective(self, table: str, columns: str, scope: Scope, words: list[str] | None) -> list[str]:
         """``words`` without those in at least COMMON_SHARE of the dataset's rows of ``table``."""
@@ -601,7 +546,7 @@ class SQLiteStore(SQLStore):
     def entity_vectors(self, scope: Scope, type: str) -> tuple[list[str], np.ndarray]:
         rows = self._q("SELECT entity_id, embedding FROM entities WHERE project=? AND environment=? AND dataset=?"
                        " AND type=? AND embedding IS NOT NULL", (*scope, type))
-        return _matrix(rows, "entity_id", self.embedding_dim())
+        return matrix_of(rows, "entity_id", self.embedding_dim())
 
     def insert_entity(self, scope: Scope, entity: Entity, vector: np.ndarray | None) -> None:
         self._check(vector)
@@ -728,27 +673,6 @@ class SQLiteStore(SQLStore):
              "depth": limit * 4})
         return [(r[0], -float(r[1])) for r in rows]
 
-    def live_matrix(self, scope: Scope, at: datetime) -> tuple[list[str], np.ndarray]:
-        def load():
-            rows = self._q(
-                "SELECT fact_id, embedding, valid_at, valid_until FROM facts f WHERE "
-                f"{SCOPE} AND f.invalid_at IS NULL AND f.embedding IS NOT NULL",
-                {"p": scope.project, "e": scope.environment, "d": scope.dataset})
-            ids, matrix = _matrix(rows, "fact_id", self.embedding_dim())
-            windows = [(r["valid_at"], r["valid_until"]) for r in rows]
-            # Usually every window is open-ended and already started: then no per-row check is needed.
-            latest = max((va for va, _ in windows), default="")
-            open_ended = all(vu is None for _, vu in windows)
-            return ids, matrix, windows, latest, open_ended
-        ids, matrix, windows, latest, open_ended = self._cached(("fact", scope), scope, load)
-        t = timeutil.dump(at)
-        if open_ended and latest <= t:
-            return ids, matrix
-        keep = [i for i, (va, vu) in enumerate(windows) if va <= t and (vu is None or vu > t)]
-        if len(keep) == len(ids):
-            return ids, matrix
-        return [ids[i] for i in keep], matrix[keep]
-
     def _bump(self, scope: Scope) -> None:
         self._writes[scope] = self._writes.get(scope, 0) + 1
 
@@ -848,27 +772,6 @@ class SQLiteStore(SQLStore):
         return written
 
     # -- pending embeddings --------------------------------------------------------------
-def _top_k(ids: list[str], matrix: np.ndarray, query: np.ndarray, k: int, keep=None,
-           floor: float = -1.0) -> list[tuple[str, float]]:
-    if not len(ids):
-        return []
-    scores = matrix @ query
-    if keep is not None:
-        scores = np.where(keep, scores, -np.inf)
-    k = min(k, len(ids))
-    part = np.argpartition(-scores, k - 1)[:k]
-    order = part[np.argsort(-scores[part])]
-    return [(ids[i], float(scores[i])) for i in order if np.isfinite(scores[i]) and scores[i] >= floor]
-
-
-def _matrix(rows, key: str, dim: int | None) -> tuple[list[str], np.ndarray]:
-    if not rows:
-        return [], np.zeros((0, dim or 0), dtype=np.float32)
-    ids = [r[key] for r in rows]
-    matrix = np.frombuffer(b"".join(r["embedding"] for r in rows), dtype=np.float32).reshape(len(rows), -1)
-    return ids, matrix
-
-
 def _export_query(kind: str, project: str, environment: str, dataset: str | None, vectors: bool) -> tuple[str, tuple]:
     place, fields = RECORDS[kind]
     columns = [place, *fields] + (["embedding"] if vectors and kind in VECTOR_TABLES else [])
