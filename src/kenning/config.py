@@ -47,6 +47,9 @@ class Settings(BaseModel):
     # PostgreSQL: an HNSW index over every dataset's live facts for cross-dataset search. Off by default:
     # per-dataset recall never uses it, and keeping it costs each fact write about a millisecond.
     ann_index: bool = False
+    # PostgreSQL: recall's signal reads side by side on pooled connections (None: when the machine has
+    # four or more cores; on two, one after another measured faster)
+    parallel_reads: bool | None = None
     # PostgreSQL read replicas (libpq URLs): recall and listings read there, with read-your-writes
     replicas: tuple[str, ...] = ()
     replica_max_lag_seconds: float = Field(5.0, gt=0)   # a replica further behind than this is skipped
@@ -89,7 +92,7 @@ class Settings(BaseModel):
             values["home"] = Path(env["KENNING_HOME"]).expanduser()
         for name in ("project", "environment", "max_text_chars", "entity_threshold", "dedup_threshold",
                      "predicate_threshold", "retrieval_floor", "context_budget_chars", "context_budget_unit", "onnx_threads",
-                     "ann_index", "replica_max_lag_seconds", "replica_wait_seconds",
+                     "ann_index", "parallel_reads", "replica_max_lag_seconds", "replica_wait_seconds",
                      "worker_threads", "worker_batch", "job_lease_seconds", "extract_budget_seconds",
                      "token_seconds", "token_max_seconds", "session_seconds",
                      "max_note_chars", "note_dedupe_threshold", "max_notes_per_call", "max_core_chars", "max_render", "max_body_bytes", "max_import_bytes", "public_docs", "max_open_jobs", "max_core_versions", "max_core_files", "max_dataset_chars",

@@ -58,7 +58,7 @@ def open_store(url: str | None, settings: Settings) -> Store:
     if url.startswith(("postgres://", "postgresql://")):
         from .store.postgres import PostgresStore  # psycopg loads only for PostgreSQL stores
 
-        return PostgresStore(url, ann_index=settings.ann_index)
+        return PostgresStore(url, ann_index=settings.ann_index, parallel_reads=settings.parallel_reads)
     if url.startswith(("http://", "https://")):
         raise ConfigError(f"{url} is a server, not a store; use Memory('{url}') for the same API over HTTP")
     raise ConfigError(f"unknown store URL {url!r}; use sqlite:///path, postgresql://…, :memory: or a file path")

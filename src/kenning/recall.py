@@ -10,6 +10,7 @@ signals found it and with what raw score.
 """
 from __future__ import annotations
 
+import contextvars
 import functools
 import re
 from collections import OrderedDict
@@ -24,6 +25,7 @@ from . import timeutil, when
 from .embed.base import Embedder
 from .model import Episode, Fact, MessageHit, Note, RecallItem, RecallResult, Scope
 from .store.base import FactQuery, Store
+from .store.matrices import pinned
 
 STOPWORDS = frozenset("""a an the of to in on at for and or is are was were be been do does did what which
  who whom whose where when why how user user's users their they them he she his her it its this that
@@ -180,6 +182,11 @@ class Recaller:
              as_of: datetime | None = None):
         """{(kind, id): score} and each item's signals; ``loaded`` collects the rows read on the way.
         With ``as_of``, only what was true and what had been said by then takes part."""
+        with pinned():   # one change-version read of the dataset for all of this ranking's matrix reads
+            return self._rank(scope, query, kinds, at, exclude_chat, namespaces, loaded, as_of)
+
+    def _rank(self, scope: Scope, query: str, kinds, at: datetime | None, exclude_chat: str | None,
+              namespaces: list[str] | None, loaded: dict | None, as_of: datetime | None):
         at = as_of or at or timeutil.now()
         loaded = {} if loaded is None else loaded
         if self.preset.own_name:
@@ -211,9 +218,11 @@ class Recaller:
             if terms:
                 reads["note", "keyword"] = lambda: _evidence(
                     store.note_keyword_search(scope, terms, depth, namespaces=namespaces), depth)
-        if qvec is not None:
-            reads.update({key: functools.partial(read, qvec) for key, read in by_vector.items()})
-        ranked = self._run(reads)
+        vector_reads = {key: functools.partial(read, qvec) for key, read in by_vector.items()} if qvec is not None else {}
+        if getattr(store, "cached_vectors", False):
+            ranked = self._run(reads, here=vector_reads)   # the I/O side by side, the NumPy here meanwhile
+        else:
+            ranked = self._run(reads | vector_reads)
         if "fact" in kinds and as_of is not None:
             ranked["fact", "as_of"] = self._facts_as_of(scope, as_of, qvec, terms, query)
         if as_of is not None:
@@ -362,13 +371,17 @@ class Recaller:
             ranked[kind, signal] = [(k, raw) for k, raw in hits
                                     if k in rows and (kind == "note" or rows[k].at <= as_of)][: self.preset.depth]
 
-    def _run(self, reads: dict) -> dict:
+    def _run(self, reads: dict, here: dict | None = None) -> dict:
         """Run the signal reads; a store whose reads are independent round trips (a server) runs
-        them side by side, so a recall waits for the slowest read, not for their sum."""
+        them side by side, so a recall waits for the slowest read, not for their sum. ``here``: reads
+        that run in this thread meanwhile (CPU work that threads would only make wait for each other)."""
+        here = here or {}
         if not self.store.parallel_reads or len(reads) < 2:
-            return {key: read() for key, read in reads.items()}
-        futures = {key: _pool().submit(read) for key, read in reads.items()}
-        return {key: future.result() for key, future in futures.items()}
+            return {key: read() for key, read in (reads | here).items()}
+        # each read runs in a copy of this context, so the recall's pinned versions reach it
+        futures = {key: _pool().submit(contextvars.copy_context().run, read) for key, read in reads.items()}
+        done = {key: read() for key, read in here.items()}
+        return {key: future.result() for key, future in futures.items()} | done
 
     def _feedback(self, scope: Scope, qvec: np.ndarray, fused, signals, exclude_chat: str | None,
                   as_of: datetime | None) -> None:

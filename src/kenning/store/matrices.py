@@ -16,6 +16,9 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from datetime import datetime
 
 import numpy as np
@@ -24,11 +27,26 @@ from .. import timeutil
 from ..model import Scope
 
 MATRIX_CACHE_SIZE = 256   # (dataset, kind) entries: at 10,000 rows and 384 dimensions one is ~15 MB
+_PINNED: ContextVar[dict | None] = ContextVar("kenning_pinned_versions", default=None)
+_UNSEEN = object()
+
+
+@contextmanager
+def pinned() -> Iterator[None]:
+    """Within the block (and in threads running a copy of its context), each store reads a dataset's change
+    version once: one recall sees one state of its matrices and pays one round trip for it, not one per read."""
+    token = _PINNED.set({})
+    try:
+        yield
+    finally:
+        _PINNED.reset(token)
 
 
 class MatrixSearch:
     """The Store contract's vector reads (vector_search, message_vectors, message_neighbors) over
     cached per-dataset matrices; mixed into a store that provides the hooks above."""
+
+    cached_vectors = True   # vector reads are NumPy over memory once loaded: recall runs them in its own thread
 
     def _matrix_cache_init(self) -> None:
         self._matrix_cache: OrderedDict[tuple, tuple] = OrderedDict()
@@ -45,7 +63,13 @@ class MatrixSearch:
 
     def _cached(self, key: tuple, scope: Scope, load):
         """``load()`` once per change of the dataset: the value cached under ``key`` while the version holds."""
-        version = self._version(scope)
+        pins = _PINNED.get()
+        if pins is None:
+            version = self._version(scope)
+        else:
+            version = pins.get((id(self), scope), _UNSEEN)
+            if version is _UNSEEN:
+                version = pins[id(self), scope] = self._version(scope)
         with self._matrix_lock:
             hit = self._matrix_cache.get(key)
             if hit and hit[0] == version:

@@ -29,6 +29,10 @@ from .rows import (ENTITY_COLUMNS, EPISODE_COLUMNS, FACT_COLUMNS, JOB_COLUMNS, N
                    fact_of, load_json, load_time, note_of)
 
 SCOPED = "project = ? AND environment = ? AND dataset = ?"
+# A word in half or more of a dataset's rows has a BM25 weight of about zero, yet ranking its
+# thousands of matches costs milliseconds: in large datasets such words are left out of the query.
+COMMON_SHARE = 0.5
+COMMON_MIN_ROWS = 1_000   # smaller datasets rank every word; checking would cost more than it saves
 
 
 # A new job's turn (one statement, inside its INSERT): one after its dataset's last open job, and never before

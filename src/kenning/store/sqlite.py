@@ -29,7 +29,7 @@ from ..records import RECORDS
 from .base import FactQuery
 from .rows import ENTITY_COLUMNS, EXPORT_TABLES, FACT_COLUMNS, VECTOR_TABLES, entity_of, fact_of
 from .matrices import MatrixSearch, matrix_of
-from .sql import DATASET_TABLES, Dialect, SQLStore
+from .sql import COMMON_MIN_ROWS, COMMON_SHARE, DATASET_TABLES, Dialect, SQLStore
 
 LIVE_NOW = ("f.invalid_at IS NULL AND f.valid_at <= :t "
             "AND (f.valid_until IS NULL OR f.valid_until > :t)")
@@ -47,10 +47,6 @@ MATRIX_ROWS = {
             " AND forgotten_at IS NULL AND embedding IS NOT NULL ORDER BY rowid",
     "order": "SELECT episode_id, chat FROM episodes WHERE project=? AND environment=? AND dataset=? ORDER BY at, rowid",
 }
-# A word in half or more of a dataset's rows has a BM25 weight of about zero, yet ranking its
-# thousands of matches costs milliseconds: in large datasets such words are left out of the query.
-COMMON_SHARE = 0.5
-COMMON_MIN_ROWS = 1_000   # smaller datasets rank every word; checking would cost more than it saves
 # Rows are read without their vectors (1.5 KB each): only the matrices need those.
 
 
