@@ -4,7 +4,7 @@ from __future__ import annotations
 import functools
 import time
 import uuid
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
 
@@ -50,6 +50,8 @@ def sqlite_file(url: str | None, settings: Settings) -> Path | None:
 
 
 def open_store(url: str | None, settings: Settings) -> Store:
+    if settings.replicas and not (url or "").startswith(("postgres://", "postgresql://")):
+        raise ConfigError(f"read replicas serve PostgreSQL stores (postgresql://…), not {url or 'the embedded store'}")
     if url in IN_MEMORY:
         return SQLiteStore(":memory:")
     path = sqlite_file(url, settings)
@@ -58,7 +60,9 @@ def open_store(url: str | None, settings: Settings) -> Store:
     if url.startswith(("postgres://", "postgresql://")):
         from .store.postgres import PostgresStore  # psycopg loads only for PostgreSQL stores
 
-        return PostgresStore(url, ann_index=settings.ann_index, parallel_reads=settings.parallel_reads)
+        return PostgresStore(url, ann_index=settings.ann_index, parallel_reads=settings.parallel_reads,
+                             replicas=settings.replicas, replica_max_lag=settings.replica_max_lag_seconds,
+                             replica_wait=settings.replica_wait_seconds)
     if url.startswith(("http://", "https://")):
         raise ConfigError(f"{url} is a server, not a store; use Memory('{url}') for the same API over HTTP")
     raise ConfigError(f"unknown store URL {url!r}; use sqlite:///path, postgresql://…, :memory: or a file path")
@@ -81,8 +85,12 @@ class Memory:
 
     def __init__(self, url: str | None = None, *, settings: Settings | None = None,
                  embedder: Embedder | str | None = "local", extractor: Extractor | str = "parse",
-                 project: str | None = None, environment: str | None = None, api_key: str | None = None):
+                 project: str | None = None, environment: str | None = None, api_key: str | None = None,
+                 replicas: Sequence[str] | None = None):
+        """``replicas``: PostgreSQL read replicas of ``url`` (libpq URLs); recall and listings read there."""
         self.settings = settings or Settings.from_env(project=project, environment=environment)
+        if replicas is not None:
+            self.settings = self.settings.model_copy(update={"replicas": tuple(replicas)})
         self.store = open_store(url, self.settings)
         if embedder == "local":
             embedder = _local_embedder(self.settings.onnx_threads)
@@ -261,7 +269,8 @@ class Memory:
         check_page(limit, offset)
         project, environment = self.services.tenant(project, environment)
         self.services.scope("x", project, environment)   # valid project and environment names
-        rows, total = self.store.datasets(project, environment, (q or "").strip() or None, limit, offset)
+        with self.store.reading():
+            rows, total = self.store.datasets(project, environment, (q or "").strip() or None, limit, offset)
         return DatasetPage(datasets=rows, total=total, limit=limit, offset=offset)
 
     def embed_pending(self, batch: int = 256, *, project: str | None = None, environment: str | None = None,
@@ -343,9 +352,10 @@ class Memory:
         if budget is not None and (isinstance(budget, bool) or not isinstance(budget, int) or budget < 1):
             raise InputError(f"budget must be a positive number of {self.settings.context_budget_unit}, not {budget!r}")
         scope = self.services.scope(dataset, project, environment)
-        return self.services.reader.recall(scope, query, limit=limit, budget=budget,
-                                           as_of=timeutil.to_utc(as_of, field="as_of"),
-                                           shared=home_scope(scope, ORGANIZATION))
+        shared = home_scope(scope, ORGANIZATION)
+        with self.store.reading(scope, shared):
+            return self.services.reader.recall(scope, query, limit=limit, budget=budget,
+                                               as_of=timeutil.to_utc(as_of, field="as_of"), shared=shared)
 
     def list_facts(self, dataset: str, q: str | None = None, limit: int = 50, offset: int = 0,
                    include_invalidated: bool = False, as_of: datetime | str | None = None,
@@ -355,12 +365,16 @@ class Memory:
         check_page(limit, offset)
         query = FactQuery(q=q, limit=limit, offset=offset, include_invalidated=include_invalidated,
                           as_of=timeutil.to_utc(as_of, field="as_of"), entity=entity)
-        facts, total = self.store.list_facts(self.services.scope(dataset, project, environment), query)
+        scope = self.services.scope(dataset, project, environment)
+        with self.store.reading(scope):
+            facts, total = self.store.list_facts(scope, query)
         return FactPage(facts=facts, total=total, limit=limit, offset=offset)
 
     def list_entities(self, dataset: str, *, type: str | None = None, project: str | None = None,
                       environment: str | None = None) -> list[Entity]:
-        return self.store.entities(self.services.scope(dataset, project, environment), type.upper() if type else None)
+        scope = self.services.scope(dataset, project, environment)
+        with self.store.reading(scope):
+            return self.store.entities(scope, type.upper() if type else None)
 
     def delete_fact(self, dataset: str, fact_id: str, *, project: str | None = None,
                     environment: str | None = None) -> None:

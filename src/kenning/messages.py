@@ -64,8 +64,9 @@ class Messages:
         """Earlier messages that match ``query`` (hybrid ranking), optionally outside one chat."""
         scope = self._s.scope(dataset, project, environment)
         check_query(query, limit)
-        fused, signals = self._s.reader.rank(scope, query, kinds=("message",), exclude_chat=exclude_chat)
-        order = sorted(fused, key=lambda item: -fused[item])[:limit]
-        episodes = self._s.store.get_episodes(scope, [key for _, key in order])
+        with self._s.store.reading(scope):
+            fused, signals = self._s.reader.rank(scope, query, kinds=("message",), exclude_chat=exclude_chat)
+            order = sorted(fused, key=lambda item: -fused[item])[:limit]
+            episodes = self._s.store.get_episodes(scope, [key for _, key in order])
         return [message_hit(e, round(fused["message", e.episode_id], 6), signals["message", e.episode_id])
                 for e in episodes]

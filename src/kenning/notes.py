@@ -132,6 +132,10 @@ class Notes:
     def search(self, dataset: str, query: str, limit: int = 10, namespace: str | list[str] | None = None, *,
                project: str | None = None, environment: str | None = None) -> list[NoteHit]:
         scope = self._s.scope(dataset, project, environment)
+        with self._s.store.reading(scope, home_scope(scope, ORGANIZATION)):
+            return self._search(scope, query, limit, namespace)
+
+    def _search(self, scope, query: str, limit: int, namespace) -> list[NoteHit]:
         check_query(query, limit)
         if namespace is not None and not isinstance(namespace, (str, list, tuple)):
             raise InputError(f"namespace must be a name or a list of names, not {type(namespace).__name__}")
@@ -154,8 +158,9 @@ class Notes:
         scope = self._s.scope(dataset, project, environment)
         check_page(limit, offset)
         spaces = None if namespace is None else [check_namespace(namespace)]
-        return self._s.store.list_notes(home_scope(scope, namespace or "user"), spaces, include_forgotten,
-                                        limit, offset)[0]
+        home = home_scope(scope, namespace or "user")
+        with self._s.store.reading(home):
+            return self._s.store.list_notes(home, spaces, include_forgotten, limit, offset)[0]
 
     def forget(self, dataset: str, note_id: str, superseded_by: str | None = None, *,
                project: str | None = None, environment: str | None = None) -> None:

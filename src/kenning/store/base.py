@@ -42,6 +42,12 @@ class Lifecycle(ABC):
 
     parallel_reads: bool = False
 
+    @contextmanager
+    def reading(self, *scopes: Scope) -> Iterator[None]:
+        """Reads of ``scopes`` inside the block may go to a read replica (one that has replayed this
+        store's own writes to them); a store without replicas reads where it always does."""
+        yield
+
     @property
     @abstractmethod
     def location(self) -> str:

@@ -8,13 +8,20 @@ the write path's read-decide-write is serialised across threads, processes and
 machines; the partial unique index on live facts stays the backstop.
 
 Schema: every table starts with its tenant columns (project, environment,
-dataset, or scope_key for documents) and so do its indexes, except the lookups
-of globally unique ids (fact_id, note_id, job_id: ``status`` and ``get_job``
-have no dataset), the queue-wide job index and the HNSW index. Times are
+dataset, or scope_key for documents) and so do its primary keys and unique
+indexes, so it can be distributed by dataset (``DISTRIBUTION``; the store's
+bookkeeping and the credentials are reference tables); the lookups of ids
+without a dataset (fact_id, note_id, job_id: ``status`` and ``get_job``), the
+queue-wide job index and the HNSW index are plain indexes. Times are
 ``timestamptz``. Keyword search is a ``tsvector`` generated column ('english'
-configuration, so stems match) under a GIN index led by the tenant columns
-(btree_gin), ranked by ts_rank times each word's BM25 idf with FTS5's
-statistics, so a word in most of a dataset's rows is as weak as in SQLite.
+configuration, so stems match) whose lexemes carry the dataset's token (m012:
+a vocabulary per dataset) under a GIN index, ranked by ts_rank times each
+word's BM25 idf with FTS5's statistics, so a word in most of a dataset's rows
+is as weak as in SQLite.
+
+Recall's vector reads are exact, over per-dataset matrices cached in the
+process (kenning.store.matrices) and stamped with the dataset's change version
+(m011), so a recall reads one number instead of every vector.
 
 Vectors: ``embedding`` columns are untyped ``vector`` until the first
 ``check_embedding_model`` records the dimension in ``meta``; that step adds a
@@ -36,6 +43,7 @@ import re
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from contextvars import ContextVar
 from datetime import datetime, timedelta
 from urllib.parse import urlsplit, urlunsplit
 
@@ -49,6 +57,7 @@ from .base import FactQuery
 from .rows import (ENTITY_COLUMNS, EXPORT_TABLES, FACT_COLUMNS, JOB_COLUMNS, VECTOR_TABLES, entity_of, fact_of,
                    load_time)
 from .matrices import MatrixSearch
+from .replicas import ReplicaSet
 from .sql import COMMON_MIN_ROWS, COMMON_SHARE, DATASET_TABLES, Dialect, SQLStore
 
 try:
@@ -78,6 +87,8 @@ HNSW_MAX_DIM = 2000          # pgvector's limit for an HNSW index on vector
 ANN_INDEX = "facts_embedding_hnsw"
 # Advisory lock classes (first key of the two-int form), so kenning's locks never meet another app's.
 LOCK_SCOPE, LOCK_STORE, LOCK_MIGRATE, LOCK_DOC = 0x6B6E01, 0x6B6E02, 0x6B6E03, 0x6B6E04
+_UNROUTED = object()
+_ROUTE: ContextVar = ContextVar("kenning_read_route", default=_UNROUTED)   # the replica reading() chose
 
 LIVE = ("f.invalid_at IS NULL AND f.valid_at <= %(t)s "
         "AND (f.valid_until IS NULL OR f.valid_until > %(t)s)")
@@ -348,9 +359,50 @@ def m012_scoped_words(conn) -> None:
         """)
 
 
+def m013_distributable_keys(conn) -> None:
+    """Every unique index leads with the tenant columns, so the schema can be distributed by dataset
+    (Citus: a unique index must hold the distribution column). The lookups of ids without a dataset
+    (``status(request_id)``, ``status(memory_id)``) keep an index that is no longer unique: ids are random
+    (uuid4) and unique within a dataset by the primary key."""
+    conn.execute("""
+    DROP INDEX facts_fact_id;
+    CREATE INDEX facts_fact_id ON facts (fact_id);
+    DROP INDEX notes_note_id;
+    CREATE INDEX notes_note_id ON notes (note_id);
+    DROP INDEX jobs_job_id;
+    CREATE INDEX jobs_job_id ON jobs (job_id);
+    """)
+
+
+# How each table spreads over a distributed PostgreSQL (Citus): by its tenant's dataset (the column named),
+# or copied whole to every node (reference tables: the store's own bookkeeping and the credentials, read
+# by id). tests/store/test_postgres_distribution.py checks the migrated catalog against it.
+DISTRIBUTION = {
+    "facts": "dataset", "entities": "dataset", "episodes": "dataset", "ingests": "dataset", "notes": "dataset",
+    "jobs": "dataset", "core_files": "dataset", "core_file_versions": "dataset", "usage": "dataset",
+    "documents": "scope_key",
+    "meta": None, "migrations": None, "api_keys": None, "sessions": None,
+}
+TENANT_COLUMNS = ("project", "environment")   # before the distribution column in every key
+
+
+def distribution_statements() -> list[str]:
+    """The Citus statements that distribute a migrated kenning database (docs/scaling.md prints them)."""
+    out = [f"SELECT create_reference_table('{t}');" for t, column in DISTRIBUTION.items() if column is None]
+    first = None
+    for table, column in DISTRIBUTION.items():
+        if column == "dataset":
+            colocate = "" if first is None else f", colocate_with => '{first}'"
+            out.append(f"SELECT create_distributed_table('{table}', '{column}'{colocate});")
+            first = first or table
+    out += [f"SELECT create_distributed_table('{t}', '{c}');" for t, c in DISTRIBUTION.items()
+            if c not in (None, "dataset")]
+    return out
+
+
 MIGRATIONS = [m001_initial, m002_notes, m003_jobs, m004_core_files_and_documents, m005_api_keys, m006_sessions,
               m007_fair_turns, m008_usage, m009_dated_messages, m010_fact_episodes,
-              m011_change_versions, m012_scoped_words]
+              m011_change_versions, m012_scoped_words, m013_distributable_keys]
 
 
 def redact(url: str) -> str:
@@ -420,7 +472,8 @@ class PostgresStore(MatrixSearch, SQLStore):
     """The Store contract on PostgreSQL + pgvector. ``url``: a libpq URL (postgresql://…)."""
 
     def __init__(self, url: str, *, min_size: int = 1, max_size: int = 10, timeout: float = 30.0,
-                 ann_index: bool = False, parallel_reads: bool | None = None):
+                 ann_index: bool = False, parallel_reads: bool | None = None, replicas: Sequence[str] = (),
+                 replica_max_lag: float = 5.0, replica_wait: float = 0.1):
         self.url = url
         self.ann_index = ann_index
         # Independent queries on pooled connections: recall can run its signal reads side by side. That
@@ -444,6 +497,13 @@ class PostgresStore(MatrixSearch, SQLStore):
             raise ConfigError(f"cannot connect to PostgreSQL at {self.path}: {exc}") from exc
         if ann_index and self.embedding_dim() is not None and not self._has_ann_index():
             self._build_ann_index(self.embedding_dim())   # turned on after the dimension was fixed
+        # read replicas: the WAL position of this store's last write, per dataset and store-wide
+        self._written: dict[Scope, int] = {}
+        self._written_any = 0
+        self.replicas: ReplicaSet | None = None
+        if replicas:
+            self.replicas = ReplicaSet(list(replicas), self._primary_lsn, configure=self._configure, redact=redact,
+                                       max_lag=replica_max_lag, wait=replica_wait)
 
     # -- lifecycle ---------------------------------------------------------------
     @staticmethod
@@ -457,7 +517,60 @@ class PostgresStore(MatrixSearch, SQLStore):
         conn.row_factory = dict_row
 
     def close(self) -> None:
+        if self.replicas is not None:
+            self.replicas.close()
         self._pool.close()
+
+    # -- read replicas ------------------------------------------------------------------
+    def _primary_lsn(self) -> int:
+        """The primary's WAL insert position: at or past the end of every transaction committed so far
+        (the write position may trail it under synchronous_commit = off)."""
+        with self._pool.connection() as conn:
+            return conn.execute("SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0')::bigint AS n"
+                                ).fetchone()["n"]
+
+    def _note_write(self, scope: Scope | None) -> None:
+        """After a commit: reads of ``scope`` (None: of every dataset) wait for a replica to replay it."""
+        if self.replicas is None:
+            return
+        lsn = self._primary_lsn()
+        if scope is None:
+            self._written_any = max(self._written_any, lsn)
+        else:
+            self._written[scope] = max(self._written.get(scope, 0), lsn)
+
+    @contextmanager
+    def reading(self, *scopes: Scope):
+        """Reads of ``scopes`` (none: of every dataset) inside the block go to a replica that has replayed
+        this store's last write to them (read-your-writes), else to the primary; inside a transaction,
+        always the primary."""
+        if self.replicas is None or getattr(self._local, "conn", None) is not None or _ROUTE.get() is not _UNROUTED:
+            yield
+            return
+        # no scope: a read across datasets waits for every write of this store
+        wrote = (self._written.get(s, 0) for s in scopes) if scopes else self._written.values()
+        need = max([self._written_any, *wrote])
+        token = _ROUTE.set(self.replicas.choose(need))
+        try:
+            yield
+        finally:
+            _ROUTE.reset(token)
+
+    def _on_replica(self, replica, sql: str, params, binary: bool):
+        """The statement on ``replica``, or None when it could not answer (the caller reads the primary)."""
+        try:
+            with replica.pool.connection() as conn:
+                cur = conn.execute(sql, params, binary=binary)
+                rows = cur.fetchall() if cur.description else []
+        except (psycopg.OperationalError, PoolTimeout) as exc:
+            self.replicas.failed(replica, exc)
+            self.replicas.fallbacks += 1
+            return None
+        except psycopg.Error:   # a conflict with recovery, a write: the primary answers it
+            self.replicas.fallbacks += 1
+            return None
+        replica.reads += 1
+        return rows
 
     def _connect(self):
         try:
@@ -513,7 +626,13 @@ class PostgresStore(MatrixSearch, SQLStore):
                              "or the server's max_connections") from exc
 
     def _q(self, sql: str, params=None, *, binary: bool = False) -> list[dict]:
-        """Rows as dicts; ``binary``: results in binary format (vectors arrive as float32, not parsed text)."""
+        """Rows as dicts; ``binary``: results in binary format (vectors arrive as float32, not parsed text).
+        Inside :meth:`reading` (and outside a transaction), on the replica chosen there while it is up."""
+        replica = _ROUTE.get()
+        if replica is not _UNROUTED and replica is not None and replica.up and getattr(self._local, "conn", None) is None:
+            rows = self._on_replica(replica, sql, params, binary)
+            if rows is not None:
+                return rows
         with self._conn() as conn:
             try:
                 cur = conn.execute(sql, params, binary=binary)
@@ -525,9 +644,12 @@ class PostgresStore(MatrixSearch, SQLStore):
         """Execute a write; returns the number of rows it touched."""
         with self._conn() as conn:
             try:
-                return conn.execute(sql, params).rowcount
+                touched = conn.execute(sql, params).rowcount
             except (psycopg.Error, UnicodeEncodeError) as exc:
                 raise _error(self.path, exc) from exc
+        if self.replicas is not None and getattr(self._local, "conn", None) is None:
+            self._note_write(None)   # a write outside a dataset's transaction: every dataset's reads wait
+        return touched
 
     # -- the shared SQL layer's primitives (kenning.store.sql) -------------------------------------
     dialect = POSTGRES
@@ -566,7 +688,12 @@ class PostgresStore(MatrixSearch, SQLStore):
             except psycopg.Error as exc:
                 raise StoreError(f"PostgreSQL transaction failed on {self.path}: {exc}") from exc
             finally:
-                local.conn, local.held = None, None
+                held, local.conn, local.held = local.held, None, None
+        if self.replicas is not None:
+            scopes = [Scope(*key.split("\x1f")) for kind, key in held if kind == LOCK_SCOPE]
+            if scopes or not held or any(kind != LOCK_DOC for kind, _ in held):   # documents are read on the primary
+                for scope in scopes or [None]:
+                    self._note_write(scope)
 
     def _lock(self, conn, locks, held: set) -> None:
         for lock in locks:
@@ -582,6 +709,14 @@ class PostgresStore(MatrixSearch, SQLStore):
         if scope is None:
             return self._tx((LOCK_STORE, ""))
         return self._tx((LOCK_SCOPE, "\x1f".join(scope)))
+
+    def get_job(self, request_id: str, project: str, environment: str) -> Job | None:
+        """The job (always from the primary); once it is done, this store's reads of its dataset wait for
+        a replica to replay what its worker wrote, wherever that worker ran."""
+        job = super().get_job(request_id, project, environment)
+        if job is not None and job.status == "done" and self.replicas is not None:
+            self._note_write(job.scope)
+        return job
 
     # -- metadata ----------------------------------------------------------------
     def embedding_dim(self) -> int | None:

@@ -1,0 +1,135 @@
+"""Read replicas for real: a primary and a streaming replica from the embedded PostgreSQL (tests/pg_replica.py).
+
+Recall and listings read the replica; a client reads its own writes at once (the replica replays them, or
+the primary answers); a replica killed mid-load costs nothing and loses nothing, and is used again once
+it is back; a replica that falls behind past the lag bound is skipped.
+"""
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from kenning import Memory, Settings
+from kenning.errors import ConfigError
+
+from pg_replica import Cluster
+
+pytestmark = pytest.mark.postgres
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    c = Cluster()
+    yield c
+    c.stop()
+
+
+def replica_memory(cluster, **settings) -> Memory:
+    return Memory(cluster.primary_url, replicas=[cluster.replica_url], embedder=None,
+                  settings=Settings(worker_threads=0, **settings))
+
+
+def served(mem) -> int:
+    return mem.store.replicas.replicas[0].reads
+
+
+def wait_until(check, timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.05)
+
+
+def on_replica(cluster, sql: str):
+    import psycopg
+
+    with psycopg.connect(cluster.replica_url, autocommit=True) as conn:
+        return conn.execute(sql).fetchone()
+
+
+def test_reads_go_to_the_replica_and_a_client_reads_its_own_write_at_once(cluster):
+    with replica_memory(cluster) as mem:
+        before = served(mem)
+        for i, city in enumerate(["Berlin", "Lisbon", "Porto", "Madrid", "Rome"]):
+            mem.add(f"I live in {city}.", dataset="ryw", message_id=f"m{i}")
+            # at once, through the replica or (if it has not replayed the write yet) the primary
+            assert f"lives in: {city.lower()}" in mem.recall("Where do I live?", dataset="ryw").context
+            assert [f.object for f in mem.list_facts("ryw").facts] == [city.lower()]
+        assert served(mem) > before, "the replica served none of the reads"
+        assert mem.store.replicas.stats()["replicas"][0]["up"] is True
+
+
+def test_while_the_replica_cannot_replay_a_clients_own_write_its_reads_fall_back_to_the_primary(cluster):
+    with replica_memory(cluster, replica_wait_seconds=0.05) as writer, replica_memory(cluster) as other:
+        writer.add("I live in Oslo.", dataset="paused")
+        wait_until(lambda: "oslo" in other.recall("Where do I live?", dataset="paused").context)
+        on_replica(cluster, "SELECT pg_wal_replay_pause()")
+        try:
+            writer.add("I live in Bergen.", dataset="paused")
+            fallbacks = writer.store.replicas.fallbacks
+            assert "bergen" in writer.recall("Where do I live?", dataset="paused").context   # its own write
+            assert writer.store.replicas.fallbacks > fallbacks
+            # another client has written nothing there: the replica serves it, as of what it has replayed
+            reads = served(other)
+            assert "oslo" in other.recall("Where do I live?", dataset="paused").context
+            assert served(other) > reads
+        finally:
+            on_replica(cluster, "SELECT pg_wal_replay_resume()")
+        wait_until(lambda: "bergen" in other.recall("Where do I live?", dataset="paused").context)
+
+
+def test_a_replica_killed_mid_load_fails_nothing_loses_nothing_and_is_used_again_when_back(cluster):
+    errors, done = [], []
+
+    def load(mem, n: int) -> None:
+        try:
+            for i in range(n):
+                mem.add(f"I like Rex{i}.", dataset="crash", message_id=f"c{i}")
+                hits = mem.recall(f"Rex{i}", dataset="crash")
+                assert any(f"rex{i}" in f.object for f in hits.facts) or f"Rex{i}" in hits.context, i
+                done.append(i)
+        except Exception as exc:   # noqa: BLE001 - the test reports it
+            errors.append(exc)
+
+    with replica_memory(cluster) as mem:
+        worker = threading.Thread(target=load, args=(mem, 60))
+        worker.start()
+        wait_until(lambda: len(done) >= 10)
+        cluster.kill_replica()
+        worker.join(timeout=300)
+        assert not errors, errors
+        assert len(done) == 60
+        assert mem.store.replicas.stats()["replicas"][0]["up"] is False
+        assert mem.list_facts("crash", limit=100).total == 60       # every write is there
+        cluster.start_replica()
+        wait_until(lambda: mem.store.replicas.replicas[0].usable())
+        reads = served(mem)
+        assert "rex59" in mem.recall("Rex59", dataset="crash").context.lower()
+        assert served(mem) > reads
+
+
+def test_a_replica_behind_by_more_than_the_bound_is_skipped_until_it_catches_up(cluster):
+    with replica_memory(cluster, replica_max_lag_seconds=0.5) as reader, \
+            Memory(cluster.primary_url, embedder=None, settings=Settings(worker_threads=0)) as writer:
+        wait_until(lambda: reader.store.replicas.replicas[0].usable())
+        on_replica(cluster, "SELECT pg_wal_replay_pause()")
+        try:
+            deadline = time.monotonic() + 1.5
+            i = 0
+            while time.monotonic() < deadline:   # the primary moves on; the replica does not
+                writer.add(f"I bought a book called Volume{i}.", dataset="lag")
+                i += 1
+            wait_until(lambda: reader.store.replicas.replicas[0].lagging)
+            reads, fallbacks = served(reader), reader.store.replicas.fallbacks
+            assert f"volume{i - 1}" in reader.recall(f"Volume{i - 1}", dataset="lag").context.lower()
+            assert served(reader) == reads and reader.store.replicas.fallbacks > fallbacks
+        finally:
+            on_replica(cluster, "SELECT pg_wal_replay_resume()")
+        wait_until(lambda: reader.store.replicas.replicas[0].usable())
+
+
+def test_replicas_are_refused_for_a_store_that_is_not_postgresql(tmp_path):
+    with pytest.raises(ConfigError, match="read replicas serve PostgreSQL stores"):
+        Memory(f"sqlite:///{tmp_path}/k.db", replicas=["postgresql://x/y"], embedder=None)
