@@ -20,6 +20,7 @@ EXEMPT = {  # (command, flag): why this test does not exercise it
     ("bench", "which"): "runs a benchmark script of the checkout (tests/test_cli.py maps every name to one)",
     ("bench", "--bench-dir"): "the same",
     ("bench", "rest"): "the same",
+    ("serve", "--replica"): "a real streaming replica (tests/store/test_postgres_replicas.py)",
     ("mcp", "--dataset"): "the MCP server (tests/test_mcp_server.py, with the official MCP client)",
     ("mcp", "--http"): "the same",
     ("mcp", "--host"): "the same",

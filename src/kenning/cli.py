@@ -342,12 +342,22 @@ def cmd_serve(args) -> int:
     if path is not None and not path.parent.is_dir():
         raise InputError(f"--db {args.db}: the folder {path.parent} does not exist; create it first")
     _port_free(args.host, args.port)
-    app, mem, auth = build(args.db, host=args.host)
+    memory = None
+    if args.replica:
+        from .memory import Memory
+
+        memory = Memory(args.db, replicas=args.replica)
+    app, mem, auth = build(args.db, host=args.host, memory=memory)
     if args.host.strip("[]") not in LOOPBACK and mem.store.count_api_keys() == 0:
         mem.close()
         raise InputError(f"--host {args.host}: beyond loopback every request needs an API key, and this store has "
                          "none (every request would get 401); run `kenning keys create --project …` first")
     lines = [("store", f"kenning serve: data in {mem.store.location}", {"location": str(mem.store.location)})]
+    replica_set = getattr(mem.store, "replicas", None)
+    for replica in replica_set.replicas if replica_set is not None else []:
+        lines.append(("replica", f"kenning serve: reads from replica {replica.label}"
+                      + ("" if replica.up else f" (not answering now: {replica.last_error})"),
+                      {"replica": replica.label, "up": replica.up}))
     if auth.dev_mode:
         lines.append(("development_mode", "kenning serve: no API key configured; single-user development mode on "
                       "loopback (every request is the service principal of the default project). Create keys with "
@@ -536,6 +546,9 @@ def _running_commands(sub) -> None:
     p = sub.add_parser("serve", help="run the HTTP API and the queue workers")
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=8420)
+    p.add_argument("--replica", action="append", default=None, metavar="URL",
+                   help="a PostgreSQL read replica of --db (repeat for more): recall and listings read there, "
+                        "with read-your-writes ($KENNING_REPLICAS: comma-separated)")
     p.set_defaults(func=cmd_serve)
 
     def cmd_mcp(args) -> int:  # the MCP SDK loads only when this command runs

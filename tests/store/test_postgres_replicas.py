@@ -133,3 +133,40 @@ def test_a_replica_behind_by_more_than_the_bound_is_skipped_until_it_catches_up(
 def test_replicas_are_refused_for_a_store_that_is_not_postgresql(tmp_path):
     with pytest.raises(ConfigError, match="read replicas serve PostgreSQL stores"):
         Memory(f"sqlite:///{tmp_path}/k.db", replicas=["postgresql://x/y"], embedder=None)
+
+
+def test_kenning_serve_reads_from_the_replica_it_is_given(cluster, tmp_path, capsys):
+    import json
+    import os
+    import socket
+    import subprocess
+    import sys
+
+    import httpx
+
+    with socket.socket() as free:
+        free.bind(("127.0.0.1", 0))
+        port = free.getsockname()[1]
+    env = {**os.environ, "KENNING_HOME": str(tmp_path / "home")}
+    server = subprocess.Popen([sys.executable, "-m", "kenning.cli", "--db", cluster.primary_url, "--json", "serve",
+                               "--port", str(port), "--replica", cluster.replica_url],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        events = []
+        while not events or events[-1]["event"] != "serving":
+            line = server.stdout.readline()
+            assert line, server.stderr.read()
+            events.append(json.loads(line))
+        assert [e["event"] for e in events if e["event"] == "replica"] == ["replica"]
+        assert next(e for e in events if e["event"] == "replica")["up"] is True
+        base = f"http://127.0.0.1:{port}"
+        httpx.post(f"{base}/memory/add", json={"text": "I live in Tallinn.", "dataset": "served"}, timeout=60)
+        got = httpx.post(f"{base}/v1/recall", json={"query": "Where do I live?", "dataset": "served"}, timeout=60)
+        assert "tallinn" in got.json()["context"]
+    finally:
+        server.terminate()
+        server.wait(30)
+    from kenning.cli import main
+
+    assert main(["--db", str(tmp_path / "k.db"), "serve", "--replica", cluster.replica_url]) != 0
+    assert "read replicas serve PostgreSQL stores" in capsys.readouterr().err
