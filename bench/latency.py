@@ -33,6 +33,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import reads  # noqa: E402
 from common import LOCOMO, summary, write  # noqa: E402
 from synthetic import QUERIES, Filler  # noqa: E402
 
@@ -80,6 +81,9 @@ def grow(mem, filler: Filler, have: int, step: int, next_user: int) -> tuple[int
         filler.fill_many(PROJECT, ENV, batch)
         if next_user % 2000 < 50:
             print(f"    {have + added:>9,} rows ({time.perf_counter() - t0:.0f}s)", flush=True)
+    analyze = getattr(mem.store, "analyze", None)
+    if analyze is not None:
+        analyze()   # PostgreSQL: the statistics autovacuum would reach later; counted in the load time
     return added, next_user, time.perf_counter() - t0
 
 
@@ -124,7 +128,7 @@ def run(url: str, steps, queries: int, adds: int, turns) -> list[dict]:
     from kenning import Memory, Settings
 
     backend = url.split(":", 1)[0]
-    mem = Memory(url, settings=Settings(project=PROJECT, environment=ENV, onnx_threads=1))
+    mem = Memory(url, settings=Settings(project=PROJECT, environment=ENV, onnx_threads=1, worker_threads=0))
     try:
         mem.add("I live in Berlin.", dataset="warmup")       # loads the model, registers its dimension
         filler = Filler(mem.store, mem.embedder.dim)
@@ -142,12 +146,25 @@ def run(url: str, steps, queries: int, adds: int, turns) -> list[dict]:
             batch, turns[:] = turns[:adds], turns[adds:]
             point["add"] = add_throughput(mem, batch, f"writer-{step}")
             point["cross_dataset"] = cross_dataset(mem, queries)
+            if step == steps[-1]:   # where the time goes, at the largest store: each read timed, PostgreSQL's plans
+                largest = max(s // 10 for s in steps if probe_size(s))
+                point["reads"] = reads.breakdown(mem, f"probe-{largest}", min(queries, 50), tag=f"{backend}-reads")
+                point["plans"] = [shorten(p) for p in reads.plans(mem, f"probe-{largest}")]
+                print(reads.show(point["reads"]), flush=True)
             out.append(point)
             print("    " + ", ".join(f"@{r['rows_in_dataset']:,}: p95 {r['p95_ms']} ms" for r in point["recall"])
                   + f"; add {point['add']['turns_per_s']} turns/s", flush=True)
         return out
     finally:
         mem.close()
+
+
+def shorten(plan: dict) -> dict:
+    """A captured plan without the query vector's 384 numbers in it."""
+    import re
+
+    vector = re.compile(r"'\[[-0-9.e,]{200,}\]'")
+    return {**plan, "plan": [vector.sub("'[…query vector…]'", line) for line in plan["plan"]]}
 
 
 def embedded_postgres(folder: str):
@@ -189,7 +206,7 @@ def table(points: list[dict]) -> str:
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--full", action="store_true", help="grow to 1,000,000 rows (PostgreSQL: ~20 minutes)")
+    ap.add_argument("--full", action="store_true", help="grow to 1,000,000 rows (a few minutes per backend)")
     ap.add_argument("--steps", default=None, help="comma-separated store sizes (overrides --full)")
     ap.add_argument("--queries", type=int, default=100, help="recalls per probe dataset and step")
     ap.add_argument("--adds", type=int, default=100, help="LoCoMo turns added per step")
@@ -225,11 +242,12 @@ def main(argv=None):
         shutil.rmtree(tmp, ignore_errors=True)
     print("\nrecall latency in ms (p50 / p95 / p99) by rows in the dataset; add = LoCoMo turns through Memory.add")
     print(table(points))
-    goal = [r for p in points if p["backend"] == "sqlite" for r in p["recall"] if r["rows_in_dataset"] == 10_000]
-    if goal:
-        worst = max(r["p95_ms"] for r in goal)
-        print(f"\ngoal: SQLite recall p95 <= 10 ms at 10,000 rows per dataset: {worst} ms "
-              + ("(met)" if worst <= 10 else f"(missed by {worst - 10:.1f} ms)"))
+    for backend, bound in (("sqlite", 10), ("postgresql", 20)):
+        goal = [r for p in points if p["backend"] == backend for r in p["recall"] if r["rows_in_dataset"] == 10_000]
+        if goal:
+            worst = max(r["p95_ms"] for r in goal)
+            print(f"goal: {backend} recall p95 <= {bound} ms at 10,000 rows per dataset (every store size): {worst} ms "
+                  + ("(met)" if worst <= bound else f"(missed by {worst - bound:.1f} ms)"))
     name = args.json or ("latency_full" if args.full else "latency")
     command = "python bench/latency.py" + "".join(f" {a}" for a in (argv if argv is not None else sys.argv[1:]))
     write(name, {"command": command, "steps": list(steps), "queries": args.queries, "adds": args.adds,

@@ -79,7 +79,7 @@ def breakdown(mem, dataset: str, queries: int, tag: str = "reads") -> dict:
 def plans(mem, dataset: str, query: str = "What food does the user like? (plans)") -> list[dict]:
     """The SQL one recall sends, each statement's time as sent and its EXPLAIN (ANALYZE, BUFFERS)."""
     store = mem.store
-    if not hasattr(store, "_q"):
+    if not hasattr(store, "_pool"):   # PostgreSQL's statements only
         return []
     sent, lock = [], threading.Lock()
     original = store._q

@@ -190,7 +190,8 @@ def cmd_core(args) -> int:
 
 
 BENCHES = {"latency": "latency.py", "peers": "peers.py", "locomo": "locomo.py", "write": "write_throughput.py",
-           "queue": "queue_throughput.py", "report": "report.py", "tune": "locomo_tune.py", "life": "life_questions.py"}
+           "queue": "queue_throughput.py", "report": "report.py", "tune": "locomo_tune.py", "life": "life_questions.py",
+           "reads": "reads.py", "replicas": "replicas.py", "bulk": "bulk_load.py"}
 
 
 def cmd_bench(args) -> int:

@@ -50,6 +50,7 @@ class ReplicaSet:
         per-connection setup; ``redact``: a URL without its password, for messages."""
         self.max_lag, self.wait, self.interval = max_lag, wait, interval
         self.fallbacks = 0
+        self.waits: list[float] = []   # seconds each read waited for a replica to replay its caller's write
         self._primary_lsn = primary_lsn
         self._history: deque[tuple[float, int]] = deque()
         self._turn = itertools.count()
@@ -113,7 +114,8 @@ class ReplicaSet:
         for replica in ordered:
             if replica.replayed >= need:
                 return replica
-        deadline = time.monotonic() + self.wait
+        started = time.monotonic()
+        deadline = started + self.wait
         replica = ordered[0]
         while True:
             try:
@@ -124,6 +126,7 @@ class ReplicaSet:
                 self.failed(replica, exc)
                 break
             if replica.replayed >= need:
+                self.waits.append(time.monotonic() - started)
                 return replica
             if time.monotonic() >= deadline:
                 break
@@ -132,7 +135,7 @@ class ReplicaSet:
         return None
 
     def stats(self) -> dict:
-        return {"fallbacks": self.fallbacks,
+        return {"fallbacks": self.fallbacks, "waited": len(self.waits),
                 "replicas": [{"url": r.label, "up": r.up, "lagging": r.lagging, "reads": r.reads,
                               "failures": r.failures, "last_error": r.last_error} for r in self.replicas]}
 
