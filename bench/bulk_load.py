@@ -26,6 +26,8 @@ from common import write  # noqa: E402
 from latency import embedded_postgres  # noqa: E402
 from synthetic import Filler  # noqa: E402
 
+from kenning import transfer  # noqa: E402
+
 
 def export_file(path: Path, rows: int, first: int, dim: int, model: str) -> int:
     """Synthetic datasets user-{first}… as export lines with vectors; returns the records written."""
@@ -36,10 +38,9 @@ def export_file(path: Path, rows: int, first: int, dim: int, model: str) -> int:
                               "vectors": True}) + "\n")
         for d in range(rows // 100):
             for kind, batch in filler.rows(f"user-{first + d}", 100).items():
-                for row, vector in batch:
-                    record = {"kind": kind, "project": "bench", "environment": "default", **row,
-                              "vector": [round(float(x), 7) for x in vector]}
-                    out.write(json.dumps(record, separators=(",", ":")) + "\n")
+                for row, vector in batch:   # as `kenning export --vectors` writes them
+                    out.write(transfer._line(transfer._record(kind, "bench", "default", {**row, "vector": vector},
+                                                              True)))
                     n += 1
     return n
 

@@ -92,7 +92,7 @@ def main(argv=None):
                 mem.recall(f"Gadget{i}", dataset="crash")
             except Exception as exc:   # noqa: BLE001 - counted, not raised
                 errors.append(repr(exc))
-        kept = mem.list_facts("crash", limit=100).total
+        kept = next(d.messages for d in mem.datasets(q="crash").datasets if d.dataset == "crash")
         t = time.monotonic()
         cluster.start_replica()
         restarted = time.monotonic() - t
@@ -102,7 +102,7 @@ def main(argv=None):
         back = time.monotonic() - t
         reads = served(mem)
         mem.recall("Gadget59", dataset="crash")
-        crash = {"turns": 60, "killed_at_turn": 20, "errors": errors, "writes": written, "facts_kept": kept,
+        crash = {"turns": 60, "killed_at_turn": 20, "errors": errors, "writes": written, "messages_kept": kept,
                  "fallbacks_while_down": mem.store.replicas.fallbacks - fallbacks0,
                  "replica_restart_s": round(restarted, 2), "used_again_after_s": round(back, 2),
                  "served_after_restart": served(mem) > reads}

@@ -263,7 +263,7 @@ def replicas_section(rep: dict) -> list[str]:
             f" {st['recall_own_write']['p50_ms']} / {st['recall_own_write']['p95_ms']} ms, other"
             f" {st['recall_other']['p50_ms']} / {st['recall_other']['p95_ms']} ms.",
             f"- Crash: the replica was killed (SIGKILL) at turn {cr['killed_at_turn']} of {cr['turns']}:"
-            f" {len(cr['errors'])} errors reached the caller, {cr['writes']} writes made and {cr['facts_kept']} facts"
+            f" {len(cr['errors'])} errors reached the caller, {cr['writes']} writes made and {cr['messages_kept']} messages"
             f" kept, {cr['fallbacks_while_down']} reads fell back to the primary. Restarted"
             f" ({cr['replica_restart_s']} s), it served reads again {cr['used_again_after_s']} s later.",
             f"- Lag bound {lag['max_lag_s']} s (monitor every {lag['monitor_interval_s']} s): with replay paused and"

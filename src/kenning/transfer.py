@@ -27,6 +27,8 @@ import base64
 import binascii
 import json
 import math
+import queue
+import threading
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -129,23 +131,72 @@ def import_lines(store: "Store", lines: Iterable[str], limits: Limits = Limits()
         header = read_header(*first)
         with store.transaction(None):
             _adopt_vectors(store, header)
-            with store.bulk():   # after the dimension is known: the store may defer an index it fixed
-                batch: list[tuple[int, Record]] = []
-                for number, line in numbered:
-                    record = read_record(number, line, header, limits)
-                    if tenant is not None and (record.project, record.environment) != tenant:
-                        raise PermissionDenied(f"line {number} belongs to another project or environment; nothing "
-                                               "was imported", "ai.admin")
-                    if batch and (len(batch) >= BATCH_ROWS or _kind(batch[-1][1]) != _kind(record)):
-                        _write(store, batch, counts)
-                        batch = []
-                    batch.append((number, record))
-                    tenants.add((record.project, record.environment))
-                if batch:
+            with store.bulk():   # after the dimension is known: the store may defer the indexes it can
+                for batch in _ahead(_batches(numbered, header, limits, tenant)):
                     _write(store, batch, counts)
+                    tenants.update((r.project, r.environment) for _, r in batch)
     except InputError as exc:   # the same kind of refusal (too large stays too large), saying nothing was written
         raise type(exc)(f"{exc}; nothing was imported") from exc
     return counts, tenants
+
+
+def _batches(numbered, header: dict, limits: Limits,
+             tenant: tuple[str, str] | None) -> Iterator[list[tuple[int, Record]]]:
+    """The checked records in batches of one kind and tenant, up to BATCH_ROWS each, in their order within
+    the kind: an export whose kinds interleave still goes in as a few large writes, not many small ones."""
+    open_batches: dict[tuple[str, str, str], list[tuple[int, Record]]] = {}
+    for number, line in numbered:
+        record = read_record(number, line, header, limits)
+        if tenant is not None and (record.project, record.environment) != tenant:
+            raise PermissionDenied(f"line {number} belongs to another project or environment; nothing "
+                                   "was imported", "ai.admin")
+        batch = open_batches.setdefault(_kind(record), [])
+        batch.append((number, record))
+        if len(batch) >= BATCH_ROWS:
+            yield open_batches.pop(_kind(record))
+    yield from open_batches.values()
+
+
+class _Failed(NamedTuple):
+    error: BaseException
+
+
+def _ahead(items: Iterator, depth: int = 2) -> Iterator:
+    """``items``, produced on a thread of their own up to ``depth`` ahead: reading and checking the next
+    batch (Python) overlaps writing this one (the database's work, during which Python waits). An error
+    there is raised here; when the consumer stops early, the producer stops too."""
+    ready: queue.Queue = queue.Queue(maxsize=depth)
+    stop = threading.Event()
+    end = object()
+
+    def produce() -> None:
+        try:
+            for item in items:
+                while not stop.is_set():
+                    try:
+                        ready.put(item, timeout=0.1)
+                        break
+                    except queue.Full:
+                        continue
+                if stop.is_set():
+                    return
+            ready.put(end)
+        except BaseException as exc:   # noqa: BLE001 - handed to the consumer, which raises it
+            ready.put(_Failed(exc))
+
+    thread = threading.Thread(target=produce, name="kenning-import-reader", daemon=True)
+    thread.start()
+    try:
+        while True:
+            item = ready.get()
+            if item is end:
+                return
+            if isinstance(item, _Failed):
+                raise item.error
+            yield item
+    finally:
+        stop.set()
+        thread.join(timeout=5)
 
 
 def _kind(record: Record) -> tuple[str, str, str]:
