@@ -177,3 +177,12 @@ def test_reads_side_by_side_follow_the_setting_and_default_to_the_core_count(pg_
     assert PostgresStore(pg_url).parallel_reads is True
     with PostgresStore(pg_url)._pool.connection() as conn:
         assert conn.execute("SHOW plan_cache_mode").fetchone()["plan_cache_mode"] == "force_custom_plan"
+
+
+def test_the_postgresql_settings_come_from_the_environment():
+    s = Settings.from_env({"KENNING_REPLICAS": "postgresql://a/b, postgresql://c/d", "KENNING_ANN_INDEX": "true",
+                           "KENNING_PARALLEL_READS": "false", "KENNING_REPLICA_WAIT_SECONDS": "0.5",
+                           "KENNING_REPLICA_MAX_LAG_SECONDS": "2"})
+    assert s.replicas == ("postgresql://a/b", "postgresql://c/d")
+    assert (s.ann_index, s.parallel_reads, s.replica_wait_seconds, s.replica_max_lag_seconds) == (True, False, 0.5, 2.0)
+    assert Settings.from_env({}).parallel_reads is None and Settings.from_env({}).ann_index is False
