@@ -59,7 +59,7 @@ def main(argv=None):
         mem.add("I live in Berlin.", dataset="warmup")
         filler.fill(Scope("bench", "default", "probe"), 1_000)
         filler.fill_many("bench", "default", [(f"user-{i}", 100) for i in range(100)])
-        mem.store.analyze()
+        mem.store.maintain()
         time.sleep(1)   # the replica replays the load
         own, other, errors = [], [], []
         for i in range(args.rounds):

@@ -50,6 +50,7 @@ VERSION = 1
 
 KINDS = tuple(RECORDS)
 RENAMED = {"kind": "fact_kind"}  # stored name -> record name, where a stored name is one a record uses itself
+MAINTAIN_ROWS = 10_000  # an import this large runs the store's upkeep after it (smaller: autovacuum's job)
 BATCH_ROWS = 5_000  # records per bulk write: large enough for COPY to pay, small enough to hold in memory
 VECTOR_KINDS = ("fact", "entity", "episode", "note")  # the rows that have an embedding
 
@@ -137,6 +138,8 @@ def import_lines(store: "Store", lines: Iterable[str], limits: Limits = Limits()
                     tenants.update((r.project, r.environment) for _, r in batch)
     except InputError as exc:   # the same kind of refusal (too large stays too large), saying nothing was written
         raise type(exc)(f"{exc}; nothing was imported") from exc
+    if sum(counts.values()) - counts["skipped"] >= MAINTAIN_ROWS:
+        store.maintain()   # committed: make the new rows fast to read now (PostgreSQL: VACUUM ANALYZE)
     return counts, tenants
 
 

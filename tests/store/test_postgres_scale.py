@@ -13,7 +13,7 @@ import numpy as np
 import psycopg
 import pytest
 
-from kenning import InputError, Memory, Settings, transfer
+from kenning import InputError, Memory, Settings, timeutil, transfer
 from kenning.model import Fact, Note, Scope
 from kenning.store import postgres as pg
 from kenning.store.postgres import PostgresStore
@@ -186,3 +186,30 @@ def test_the_postgresql_settings_come_from_the_environment():
     assert s.replicas == ("postgresql://a/b", "postgresql://c/d")
     assert (s.ann_index, s.parallel_reads, s.replica_wait_seconds, s.replica_max_lag_seconds) == (True, False, 0.5, 2.0)
     assert Settings.from_env({}).parallel_reads is None and Settings.from_env({}).ann_index is False
+
+
+def test_a_large_import_leaves_its_rows_vacuumed_and_counted(store, pg_url, monkeypatch):
+    monkeypatch.setattr(transfer, "MAINTAIN_ROWS", 3)
+    rng = np.random.default_rng(4)
+    header = {"kind": "kenning-export", "version": 1, "embedding_model": "fake-16", "dim": DIM, "vectors": True}
+    lines = [json.dumps(header)]
+    for i in range(5):
+        f = fact(f"plum {i}")
+        row = {"dataset": "ann", **{k: getattr(f, k) for k in ("fact_id", "subject", "predicate", "object",
+                                                                "object_is_entity", "entity_type", "text", "kind",
+                                                                "confidence", "source_quote", "valid_until",
+                                                                "invalid_at", "superseded_by", "episode_id")},
+               "entity_id": None, "valid_at": timeutil.dump(f.valid_at), "created_at": timeutil.dump(f.created_at),
+               "embed_text": f.text,
+               "vector": unit(rng)[0]}
+        lines.append(transfer._line(transfer._record("fact", "default", "default", row, True)))
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        before = conn.execute("SELECT coalesce(vacuum_count, 0) + coalesce(autovacuum_count, 0) FROM"
+                              " pg_stat_user_tables WHERE relname = 'facts'").fetchone()[0]
+    counts, _ = transfer.import_lines(store, lines)
+    assert counts["fact"] == 5
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute("SELECT pg_stat_force_next_flush()")
+        after = conn.execute("SELECT coalesce(vacuum_count, 0) + coalesce(autovacuum_count, 0) FROM"
+                             " pg_stat_user_tables WHERE relname = 'facts'").fetchone()[0]
+    assert after > before

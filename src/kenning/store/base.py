@@ -445,6 +445,9 @@ class TransferStore(ABC):
         """Around a bulk import (inside its transaction): a backend may defer index upkeep to the end."""
         yield
 
+    def maintain(self) -> None:
+        """After a bulk import has committed: whatever upkeep makes the new rows fast to read at once."""
+
     def import_rows(self, kind: str, project: str, environment: str,
                     rows: Sequence[tuple[dict, np.ndarray | None]]) -> int:
         """:meth:`import_row` for a batch of rows of one kind, in order; returns how many were written
