@@ -208,3 +208,14 @@ def test_a_failed_job_shows_its_error_and_the_retry_button_recovers_it():
         live.memory.flush(timeout=30)
         assert f'data-request-id="{r.request_id}" data-status="done"' in c.get("/jobs").text
         assert [f.object for f in live.memory.list_facts("sam").facts] == ["oslo"]
+
+
+def test_an_as_of_date_means_the_end_of_that_day(dev):
+    live, c = dev
+    # Berlin was said at 10:00 on 2026-07-01: live as of that day, not as of the day before
+    that_day = c.get("/datasets/sam", params={"as_of": "2026-07-01"}).text
+    assert set(fact_ids(that_day)) == {"berlin"}
+    assert "live as of 2026-07-01 23:59 UTC" in that_day
+    assert fact_ids(c.get("/datasets/sam", params={"as_of": "2026-06-30"}).text) == {}
+    # a full time is taken as it is
+    assert fact_ids(c.get("/datasets/sam", params={"as_of": "2026-07-01T09:00:00Z"}).text) == {}

@@ -144,14 +144,15 @@ def test_as_of_control_shows_berlin_then_lisbon_at_the_right_date(browser, site)
     assert objects(browser) == {"lisbon"}
     shot(browser, "04-as-of-after-the-move")
 
-    # The slider, by keyboard: Home is the first day anything was true, each arrow one day later.
+    # The slider, by keyboard: Home is the first day anything was true, each arrow one day later. A day
+    # means its end: Berlin, said at 10:00 on the first day, is live as of that day.
     slider = browser.find_element(By.ID, "as_of_slider")
     assert slider.is_displayed()
     slider.send_keys(Keys.HOME)
-    wait_for(browser, lambda d: "as of 2026-07-01" in summary(d))
-    assert objects(browser) == set()                                  # Berlin became true at 10:00 that day
+    wait_for(browser, lambda d: "as of 2026-07-01 23:59 UTC" in summary(d))
+    assert objects(browser) == {"berlin"}
     browser.find_element(By.ID, "as_of_slider").send_keys(Keys.ARROW_RIGHT)
-    wait_for(browser, lambda d: "as of 2026-07-02" in summary(d))
+    wait_for(browser, lambda d: "as of 2026-07-02 23:59 UTC" in summary(d))
     assert objects(browser) == {"berlin"}
     shot(browser, "05-as-of-slider")
 

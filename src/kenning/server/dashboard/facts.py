@@ -7,7 +7,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 
 from ... import timeutil
-from .render import DATASETS_PAGE, Dashboard, PAGE, day, fact_state, group_by_anchor, int_param, pages
+from .render import DATASETS_PAGE, Dashboard, PAGE, as_of_instant, day, fact_state, group_by_anchor, int_param, pages
 
 
 def routes(d: Dashboard, router: APIRouter) -> None:
@@ -26,13 +26,13 @@ def routes(d: Dashboard, router: APIRouter) -> None:
         _, m, kw = d.api(request)
         params = request.query_params
         as_of = params.get("as_of", "").strip() or None
+        as_of_at = as_of_instant(as_of) if as_of else None   # a date: the end of that day
         offset = int_param(params.get("offset"), 0, 0, 10**9, "offset")
-        page = m.list_facts(dataset, limit=PAGE, offset=offset, as_of=as_of, **kw)
+        page = m.list_facts(dataset, limit=PAGE, offset=offset, as_of=as_of_at, **kw)
         history = m.list_facts(dataset, limit=1, include_invalidated=True, **kw)
         first = history.facts[0].valid_at if history.facts else None
         return d.render(request, "facts.html", dataset=dataset, tab="facts", page=page,
-                        groups=group_by_anchor(page.facts), as_of=as_of,
-                        as_of_at=timeutil.to_utc(as_of, field="as_of") if as_of else None,
+                        groups=group_by_anchor(page.facts), as_of=as_of, as_of_at=as_of_at,
                         first_day=day(first), today=day(timeutil.now()),
                         nav=pages(page.total, PAGE, offset))
 

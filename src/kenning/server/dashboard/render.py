@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import difflib
 import hmac
-from datetime import datetime, timezone
+import re
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from urllib.parse import parse_qs, quote, urlencode, urlsplit
 
@@ -11,7 +12,7 @@ from fastapi import Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 
-from ... import __version__
+from ... import __version__, timeutil
 from ...errors import InputError, KenningError, PermissionDenied
 from ...memory import Memory
 from ...model import Fact
@@ -45,6 +46,15 @@ def int_param(value: str | None, default: int, lo: int, hi: int, name: str) -> i
 
 def day(value: datetime | None) -> str:
     return "" if value is None else value.astimezone(timezone.utc).strftime("%Y-%m-%d")
+
+
+def as_of_instant(text: str) -> datetime:
+    """The instant an as-of field means: a bare date (what the date picker sends) is the end of that day
+    in UTC, so the facts stated during the day are live as of it; anything else is the time it names."""
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
+        start = timeutil.to_utc(text, field="as_of")
+        return start + timedelta(days=1) - timedelta(microseconds=1)
+    return timeutil.to_utc(text, field="as_of")
 
 
 def when(value: datetime | None) -> str:
