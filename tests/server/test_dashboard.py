@@ -219,3 +219,20 @@ def test_an_as_of_date_means_the_end_of_that_day(dev):
     assert fact_ids(c.get("/datasets/sam", params={"as_of": "2026-06-30"}).text) == {}
     # a full time is taken as it is
     assert fact_ids(c.get("/datasets/sam", params={"as_of": "2026-07-01T09:00:00Z"}).text) == {}
+
+
+def test_a_browser_gets_an_error_page_and_an_api_client_json(dev):
+    live, c = dev
+    browser = {"Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"}
+    for path in ("/datasets/sam/nope", "/nope"):
+        r = c.get(path, headers=browser)
+        assert r.status_code == 404 and r.headers["content-type"].startswith("text/html"), path
+        assert "NOT_FOUND" in r.text and f"there is no page at {path}" in r.text and "</html>" in r.text
+    r = c.delete("/datasets/sam", headers=browser)
+    assert r.status_code == 405 and "METHOD_NOT_ALLOWED" in r.text and "<html" in r.text and r.headers["allow"]
+    api = c.get("/v1/nope", headers=browser)           # the API answers JSON whoever asks
+    assert api.status_code == 404 and api.json()["error"]["code"] == "NOT_FOUND"
+    assert c.get("/nope").json()["error"]["code"] == "NOT_FOUND"   # no HTML asked for: JSON
+    wrong = c.delete("/v1/recall")                       # every method of the path, routers included
+    assert wrong.status_code == 405 and wrong.headers["allow"] == "POST"
+    assert r.headers["allow"] == "GET"

@@ -14,7 +14,6 @@ import logging
 import re
 
 from fastapi import Depends, FastAPI, Request
-from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -26,7 +25,7 @@ from ..memory import Memory
 from .access import Api
 from .auth import Auth
 from .bodies import ErrorBody
-from .dashboard import create_dashboard, is_page
+from .dashboard import create_dashboard, is_page, wants_html
 from .errors import body, status_of
 from .guard import Guard
 from .limits import BodyLimit
@@ -64,13 +63,14 @@ async def unicode_body(request: Request) -> None:
                          "text; send valid Unicode")
 
 
+HTTP_METHODS = ("DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT")
+
+
 def allowed_methods(app: FastAPI, scope) -> list[str]:
-    """The methods some route serves at this path (a 405's ``Allow``)."""
-    methods: set[str] = set()
-    for route in app.routes:
-        if getattr(route, "methods", None) and route.matches(scope)[0] is not Match.NONE:
-            methods |= route.methods
-    return sorted(methods)
+    """The methods some route serves at this path (a 405's ``Allow``): each method asked of every route,
+    so routes inside included routers count too (FastAPI keeps those unflattened)."""
+    return [method for method in HTTP_METHODS
+            if any(route.matches({**scope, "method": method})[0] is Match.FULL for route in app.routes)]
 
 
 SCOPE_FIELDS = frozenset({"dataset", "x-kenning-environment"})
@@ -121,17 +121,22 @@ def create_app(memory: Memory, auth: Auth) -> FastAPI:
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException):
         """Starlette's own refusals (unparseable body, unknown route, wrong method) in the one error shape."""
-        if is_page(request.url.path):
-            return await http_exception_handler(request, exc)
         code = HTTP_CODES.get(exc.status_code, "HTTP_ERROR")
         headers = exc.headers
         if exc.status_code == 405:   # Starlette names the first matching route's methods; list every route's
             headers = {**(headers or {}), "Allow": ", ".join(allowed_methods(app, request.scope))}
+        if is_page(request.url.path) or wants_html(request):   # a browser gets a page, never raw JSON
+            message = (f"there is no page at {request.url.path}" if exc.status_code == 404
+                       else f"{request.method} is not how {request.url.path} is used" if exc.status_code == 405
+                       else str(exc.detail))
+            return dashboard.page_error(request, exc.status_code, code, message, headers)
         return JSONResponse(body(code, str(exc.detail)), status_code=exc.status_code, headers=headers)
 
     @app.exception_handler(Exception)
     async def crash(request: Request, exc: Exception):
         log.exception("unhandled error on %s %s", request.method, request.url.path)
+        if is_page(request.url.path) or wants_html(request):
+            return dashboard.page_error(request, 500, "INTERNAL", "internal error; the server log has the details")
         return JSONResponse(body("INTERNAL", "internal error; the server log has the details"), status_code=500)
 
     api = Api(memory, auth)

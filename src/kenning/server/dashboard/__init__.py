@@ -17,9 +17,9 @@ from fastapi.staticfiles import StaticFiles
 from ...memory import Memory
 from ..auth import Auth
 from . import facts, jobs, memory, session
-from .render import HERE, Dashboard, is_page
+from .render import HERE, Dashboard, is_page, wants_html
 
-__all__ = ["create_dashboard", "is_page"]
+__all__ = ["create_dashboard", "is_page", "wants_html"]
 
 
 def create_dashboard(memory_: Memory, auth: Auth) -> tuple[APIRouter, StaticFiles, Dashboard]:

@@ -32,6 +32,15 @@ def is_page(path: str) -> bool:
     return path == "/" or path.startswith(PREFIXES)
 
 
+API_PATHS = ("/v1/", "/memory/", "/openapi.json", "/docs", "/redoc", "/static/")
+
+
+def wants_html(request: Request) -> bool:
+    """A browser asking for a page outside the API (its Accept names HTML): its errors are pages too."""
+    return (not request.url.path.startswith(API_PATHS)
+            and "text/html" in request.headers.get("accept", "").lower())
+
+
 def int_param(value: str | None, default: int, lo: int, hi: int, name: str) -> int:
     if value in (None, ""):
         return default
@@ -144,6 +153,13 @@ class Dashboard:
                        form_token=self.auth.form_token(self.credential(request)),
                        signed_in=bool(self.credential(request)))
         return self.templates.TemplateResponse(request, template, context, status_code=http_status)
+
+    def page_error(self, request: Request, status: int, code: str, message: str, headers=None) -> Response:
+        """An HTTP-level refusal (no such page, wrong method) as a page."""
+        response = self.render(request, "error.html", http_status=status, code=code, message=message)
+        for name, value in (headers or {}).items():
+            response.headers[name] = value
+        return response
 
     def error(self, request: Request, exc: KenningError) -> Response:
         if isinstance(exc, Unauthorized) and request.method == "GET":
