@@ -11,7 +11,6 @@ records the SQL statements one recall sends (PostgreSQL) and runs each again und
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import threading
 import time
@@ -148,4 +147,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    json.dumps(main())
+    main()
