@@ -342,7 +342,7 @@ def cmd_serve(args) -> int:
     path = _local_file(args.db)
     if path is not None and not path.parent.is_dir():
         raise InputError(f"--db {args.db}: the folder {path.parent} does not exist; create it first")
-    _port_free(args.host, args.port)
+    listener = _listen(args.host, args.port)
     memory = None
     if args.replica:
         from .memory import Memory
@@ -351,6 +351,7 @@ def cmd_serve(args) -> int:
     app, mem, auth = build(args.db, host=args.host, memory=memory)
     if args.host.strip("[]") not in LOOPBACK and mem.store.count_api_keys() == 0:
         mem.close()
+        listener.close()
         raise InputError(f"--host {args.host}: beyond loopback every request needs an API key, and this store has "
                          "none (every request would get 401); run `kenning keys create --project …` first")
     lines = [("store", f"kenning serve: data in {mem.store.location}", {"location": str(mem.store.location)})]
@@ -379,24 +380,34 @@ def cmd_serve(args) -> int:
         signal.signal(sig, stopped)
     mem.workers.ensure_started()
     try:
-        uvicorn.run(app, host=args.host, port=args.port, log_level="warning", **UVICORN)
+        config = uvicorn.Config(app, host=args.host, port=args.port, log_level="warning", **UVICORN)
+        uvicorn.Server(config).run(sockets=[listener])
     finally:
+        listener.close()
         mem.close()
     return 0
 
 
-def _port_free(host: str, port: int) -> None:
-    """Refuse a port another process holds before printing that the server is there."""
+def _listen(host: str, port: int):
+    """Bind and listen before anything is printed, so "serving" means connections are accepted.
+
+    A client that connects between the announcement and uvicorn's start waits in the backlog instead of
+    being refused; a port another process holds is refused here, before the banner.
+    """
     import socket
 
     family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
-    with socket.socket(family, socket.SOCK_STREAM) as probe:
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)   # as uvicorn binds it
-        try:
-            probe.bind((host.strip("[]"), port))
-        except OSError as exc:
-            raise InputError(f"cannot listen on {host}:{port}: {exc.strerror or exc} (another server there? "
-                             "pass --port)") from None
+    listener = socket.socket(family, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)   # as uvicorn binds it
+    try:
+        listener.bind((host.strip("[]"), port))
+        listener.listen(2048)
+    except OSError as exc:
+        listener.close()
+        raise InputError(f"cannot listen on {host}:{port}: {exc.strerror or exc} (another server there? "
+                         "pass --port)") from None
+    listener.set_inheritable(True)
+    return listener
 
 
 def cmd_migrate(args) -> int:
