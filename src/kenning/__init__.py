@@ -12,8 +12,8 @@ from .errors import (Conflict, ConfigError, DocumentConflict, MemoryAmbiguous, M
                      InputError, InvalidScope, InvalidTime, KenningError, MigrationError, NonFiniteVector,
                      LeaseLost, NotFound, QuotaExceeded, RateLimited, StoreError, TextTooLarge)
 from .extract.base import Candidate, Extractor
-from .model import (AddResult, Entity, Episode, Fact, FactPage, Job, MemoryStatus, MessageHit, Note, NoteHit, Receipt,
-                    RecallItem, RecallResult, Scope)
+from .model import (AddResult, ChatPage, ChatSummary, Entity, Episode, Fact, FactPage, Job, MemoryStatus, MessageHit, Note, NoteHit, Receipt,
+                    MessagePage, RecallItem, RecallResult, Scope)
 
 if TYPE_CHECKING:
     from .memory import Memory
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 __version__ = "0.1.0"
 __all__ = [
     "Memory", "Settings", "Fact", "Entity", "Episode", "AddResult", "FactPage", "Scope", "RecallResult",
-    "Note", "NoteHit", "MessageHit",
+    "Note", "NoteHit", "MessageHit", "ChatSummary", "ChatPage", "MessagePage",
     "RecallItem", "Candidate", "Extractor", "Embedder", "KenningError", "InputError", "TextTooLarge",
     "EmptyText", "InvalidTime", "InvalidScope", "EmbeddingError", "DimensionMismatch", "NonFiniteVector",
     "NotFound", "Conflict", "ExtractionError", "ConfigError", "StoreError", "MigrationError", "DuplicateFact", "LeaseLost", "Job", "Receipt", "MemoryStatus",

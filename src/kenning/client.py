@@ -22,8 +22,8 @@ from pydantic import TypeAdapter
 
 from . import errors as _errors
 from .errors import ConfigError, KenningError
-from .model import (AddResult, CoreFile, CoreFileVersion, DatasetPage, Document, Entity, Episode, FactPage, Job,
-                    MemoryStatus, MessageHit, Note, NoteHit, Receipt, RecallResult)
+from .model import (AddResult, ChatPage, CoreFile, CoreFileVersion, DatasetPage, Document, Entity, Episode, FactPage, Job,
+                    MemoryStatus, MessageHit, MessagePage, Note, NoteHit, Receipt, RecallResult)
 
 ERRORS: dict[str, type[KenningError]] = {}
 for _cls in [c for c in vars(_errors).values() if isinstance(c, type) and issubclass(c, KenningError)]:
@@ -115,11 +115,13 @@ class Requests:
 
     def list_facts(self, dataset: str, q: str | None = None, limit: int = 50, offset: int = 0,
                    include_invalidated: bool = False, as_of: datetime | str | None = None,
-                   entity: str | None = None, *, project: str | None = None,
+                   entity: str | None = None, *, kind: str | None = None, entity_type: str | None = None,
+                   message_id: str | None = None, order: str = "time", project: str | None = None,
                    environment: str | None = None) -> Call:
         _scope(project)
         params = _clean({"q": q, "limit": limit, "offset": offset, "include_invalidated": include_invalidated,
-                         "as_of": _time(as_of), "entity": entity})
+                         "as_of": _time(as_of), "entity": entity, "kind": kind, "entity_type": entity_type,
+                         "message_id": message_id, "order": order})
         return Call("GET", f"/v1/datasets/{_q(dataset)}/facts", params=params, parse=_as(FactPage),
                     environment=environment)
 
@@ -231,6 +233,19 @@ class MessageRequests:
         _scope(project)
         return Call("GET", f"/v1/datasets/{_q(dataset)}/messages/{_q(message_id)}", parse=_as(Episode),
                     environment=environment)
+
+    def chats(self, dataset: str, limit: int = 50, offset: int = 0, *, project: str | None = None,
+              environment: str | None = None) -> Call:
+        _scope(project)
+        return Call("GET", f"/v1/datasets/{_q(dataset)}/chats", params={"limit": limit, "offset": offset},
+                    parse=_as(ChatPage), environment=environment)
+
+    def thread(self, dataset: str, chat: str | None, limit: int = 100, offset: int = 0, *,
+               project: str | None = None, environment: str | None = None) -> Call:
+        _scope(project)
+        return Call("GET", f"/v1/datasets/{_q(dataset)}/thread",
+                    params=_clean({"chat": chat, "limit": limit, "offset": offset}),
+                    parse=_as(MessagePage), environment=environment)
 
     def search(self, dataset: str, query: str, exclude_chat: str | None = None, limit: int = 10, *,
                project: str | None = None, environment: str | None = None) -> Call:

@@ -23,7 +23,7 @@ from .messages import Messages
 from .notes import ORGANIZATION, Notes, home_scope
 from .core_files import Core
 from .documents import Documents
-from .services import Services, check_page, check_query
+from .services import Services, check_page, check_query, fact_filters
 from .write import EMBED_PREFIX_CHARS, WritePipeline, check_id, check_role, check_room, check_text
 from . import transfer
 
@@ -359,12 +359,19 @@ class Memory:
 
     def list_facts(self, dataset: str, q: str | None = None, limit: int = 50, offset: int = 0,
                    include_invalidated: bool = False, as_of: datetime | str | None = None,
-                   entity: str | None = None, *, project: str | None = None,
+                   entity: str | None = None, *, kind: str | None = None, entity_type: str | None = None,
+                   message_id: str | None = None, order: str = "time", project: str | None = None,
                    environment: str | None = None) -> FactPage:
-        """Facts in time order: live now, live ``as_of`` a time, or the whole history."""
+        """Facts in time order: live now, live ``as_of`` a time, or the whole history.
+
+        Narrow them by ``kind`` (event, plan, …), by the ``entity_type`` of their object, or to the ones
+        mined from one message (``message_id``); ``order`` is ``time``, ``anchor`` (the user's own facts,
+        then each entity's) or ``slot`` (by predicate).
+        """
         check_page(limit, offset)
         query = FactQuery(q=q, limit=limit, offset=offset, include_invalidated=include_invalidated,
-                          as_of=timeutil.to_utc(as_of, field="as_of"), entity=entity)
+                          as_of=timeutil.to_utc(as_of, field="as_of"), entity=entity,
+                          **fact_filters(kind, entity_type, message_id, order))
         scope = self.services.scope(dataset, project, environment)
         with self.store.reading(scope):
             facts, total = self.store.list_facts(scope, query)

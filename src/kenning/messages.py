@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING
 
 from . import timeutil
 from .errors import Conflict, NotFound
-from .model import Episode, MessageHit
+from .model import ChatPage, Episode, MessageHit, MessagePage
 from .recall import message_hit
 from .write import check_id, check_role, check_room, check_text, message_context, message_embed_text
-from .services import check_query
+from .services import check_page, check_query
 
 if TYPE_CHECKING:
     from .services import Services
@@ -58,6 +58,27 @@ class Messages:
         if found is None:
             raise NotFound(f"no message {message_id!r} in dataset {dataset!r}")
         return found
+
+    def chats(self, dataset: str, limit: int = 50, offset: int = 0, *, project: str | None = None,
+              environment: str | None = None) -> ChatPage:
+        """The dataset's conversations (chats and threads), latest activity first, with their counts; the
+        messages said outside any chat come as one with ``chat`` None."""
+        check_page(limit, offset)
+        scope = self._s.scope(dataset, project, environment)
+        with self._s.store.reading(scope):
+            chats, total = self._s.store.chats(scope, limit, offset)
+        return ChatPage(chats=chats, total=total, limit=limit, offset=offset)
+
+    def thread(self, dataset: str, chat: str | None, limit: int = 100, offset: int = 0, *,
+               project: str | None = None, environment: str | None = None) -> MessagePage:
+        """One conversation as it was said, oldest first: every role's turns (``chat`` None: the messages
+        of no chat). Facts cite their message (``list_facts(message_id=…)``)."""
+        check_id(chat, "chat")
+        check_page(limit, offset)
+        scope = self._s.scope(dataset, project, environment)
+        with self._s.store.reading(scope):
+            messages, total = self._s.store.chat_messages(scope, chat, limit, offset)
+        return MessagePage(messages=messages, total=total, limit=limit, offset=offset)
 
     def search(self, dataset: str, query: str, exclude_chat: str | None = None, limit: int = 10, *,
                project: str | None = None, environment: str | None = None) -> list[MessageHit]:

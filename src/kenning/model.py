@@ -242,6 +242,34 @@ class FactPage(BaseModel):
     offset: int
 
 
+class ChatSummary(BaseModel):
+    """One conversation of a dataset: a chat (or thread), or the messages kept outside any chat (``chat`` null)."""
+    model_config = OUTPUT
+    chat: str | None
+    messages: int = Field(description="messages kept, every role")
+    user_turns: int = Field(description="the user's messages among them (the ones facts are mined from)")
+    facts: int = Field(description="facts ever mined from its messages, superseded and deleted ones included")
+    first_at: datetime
+    last_at: datetime
+
+
+class ChatPage(BaseModel):
+    model_config = OUTPUT
+    chats: list[ChatSummary]
+    total: int
+    limit: int
+    offset: int
+
+
+class MessagePage(BaseModel):
+    """A stretch of one conversation, oldest first."""
+    model_config = OUTPUT
+    messages: list[Episode]
+    total: int
+    limit: int
+    offset: int
+
+
 class DatasetSummary(BaseModel):
     """One end user's memory at a glance (the dashboard's dataset list)."""
     model_config = OUTPUT

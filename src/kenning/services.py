@@ -14,7 +14,7 @@ from .config import Settings
 from .embed.base import Embedder
 from .errors import InputError, InvalidScope, TextTooLarge
 from .extract.base import Extractor
-from .model import SCOPE_NAME, Scope
+from .model import ENTITY_TYPES, FACT_KINDS, SCOPE_NAME, Scope
 from .predicates import PredicateRegistry
 from .recall import Recaller
 from .store.base import Store
@@ -61,6 +61,25 @@ def check_query(query: str, limit: int) -> None:
         raise TextTooLarge(f"query is {len(query):,} characters; recall takes at most {MAX_QUERY_CHARS:,} (the "
                            "question, or the last message)")
     check_limit(limit)
+
+
+def fact_filters(kind: str | None, entity_type: str | None, message_id: str | None, order: str) -> dict:
+    """The optional narrowings of a fact listing, checked: an unknown kind, type or order is an error, never
+    an empty page that looks like an answer."""
+    if kind is not None and kind not in FACT_KINDS:
+        raise InputError(f"kind must be one of {', '.join(map(repr, FACT_KINDS))}, not {kind!r}")
+    if entity_type is not None:
+        if not isinstance(entity_type, str) or entity_type.upper() not in ENTITY_TYPES:
+            raise InputError(f"entity_type must be one of {', '.join(map(repr, ENTITY_TYPES))}, not {entity_type!r}")
+        entity_type = entity_type.upper()
+    if order not in FACT_ORDERS:
+        raise InputError(f"order must be one of {', '.join(map(repr, FACT_ORDERS))}, not {order!r}")
+    if message_id is not None and (not isinstance(message_id, str) or not message_id.strip()):
+        raise InputError(f"message_id must be a non-empty string, not {message_id!r}")
+    return {"kind": kind, "entity_type": entity_type, "message_id": message_id, "order": order}
+
+
+FACT_ORDERS = ("time", "anchor", "slot")
 
 
 def check_page(limit: int, offset: int) -> None:

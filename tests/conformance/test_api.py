@@ -154,3 +154,47 @@ def test_deleting_a_dataset_erases_it_and_touches_no_other(api):
     api.add("I live in Porto.", "sam")                                    # the name can be used again
     assert [f.object for f in api.list_facts("sam").facts] == ["porto"]
     assert api.delete_dataset("nobody") == {k: 0 for k in counts}
+
+
+def test_conversations_and_the_facts_each_turn_gave(api):
+    api.add("I live in Berlin.", "sam", at="2026-07-01T10:00:00Z", chat="c1", message_id="m1")
+    api.add("Nice, Berlin is lovely.", "sam", role="assistant", at="2026-07-01T10:00:05Z", chat="c1",
+            message_id="m1a")
+    api.add("I moved to Lisbon last month. My sister Maya visits often.", "sam", at="2026-09-03T10:00:00Z",
+            chat="c1", message_id="m2")
+    api.add("I love hiking.", "sam", at="2026-09-05T10:00:00Z", chat="c2", message_id="m3")
+    api.add("I play the cello.", "sam", at="2026-06-01T09:00:00Z", message_id="m0")          # no chat
+    api.add("I play chess.", "alex", at="2026-09-06T10:00:00Z", chat="c1")                   # another dataset
+
+    page = api.messages.chats("sam")
+    assert page.total == 3
+    assert [(c.chat, c.messages, c.user_turns, c.facts) for c in page.chats] == [
+        ("c2", 1, 1, 1), ("c1", 3, 2, 3), (None, 1, 1, 1)]                                 # latest activity first
+    c1 = page.chats[1]
+    assert c1.first_at.isoformat().startswith("2026-07-01T10:00") and c1.last_at.isoformat().startswith("2026-09-03")
+    assert [c.chat for c in api.messages.chats("sam", limit=1, offset=1).chats] == ["c1"]
+
+    thread = api.messages.thread("sam", "c1")
+    assert [(m.episode_id, m.role) for m in thread.messages] == [
+        ("m1", "user"), ("m1a", "assistant"), ("m2", "user")]
+    assert thread.total == 3 and [m.episode_id for m in api.messages.thread("sam", "c1", limit=1, offset=2).messages] == ["m2"]
+    assert [m.episode_id for m in api.messages.thread("sam", None).messages] == ["m0"]
+    assert api.messages.thread("sam", "nope").total == 0
+
+    mined = api.list_facts("sam", message_id="m2", include_invalidated=True).facts
+    assert {f.object for f in mined} == {"lisbon", "maya"} and all(f.episode_id == "m2" for f in mined)
+    assert api.list_facts("sam", message_id="m1a", include_invalidated=True).total == 0
+    assert [f.object for f in api.list_facts("sam", message_id="m1").facts] == []            # berlin: superseded
+    assert [f.object for f in api.list_facts("sam", kind="relation").facts] == ["maya"]
+    assert {f.object for f in api.list_facts("sam", entity_type="PLACE", include_invalidated=True).facts} == {
+        "berlin", "lisbon"}
+    by_slot = [f.predicate for f in api.list_facts("sam", order="slot", include_invalidated=True).facts]
+    assert by_slot == sorted(by_slot)
+    by_time = [f.valid_at for f in api.list_facts("sam", include_invalidated=True).facts]
+    assert by_time == sorted(by_time)
+    by_anchor = [f.anchor for f in api.list_facts("sam", order="anchor", include_invalidated=True).facts]
+    assert by_anchor == sorted(by_anchor, key=lambda a: (a != "user", a))
+    with pytest.raises(InputError, match="order.*'time'.*'anchor'"):     # the same refusal, in or out of process
+        api.list_facts("sam", order="sideways")
+    with pytest.raises(InputError, match="kind.*'attribute'"):
+        api.list_facts("sam", kind="rumour")

@@ -19,7 +19,7 @@ from datetime import datetime
 import numpy as np
 
 from ..errors import StoreError
-from ..model import CoreFile, CoreFileVersion, DatasetSummary, Document, Entity, Episode, Fact, Job, Note, Scope
+from ..model import ChatSummary, CoreFile, CoreFileVersion, DatasetSummary, Document, Entity, Episode, Fact, Job, Note, Scope
 
 
 @dataclass(frozen=True)
@@ -30,6 +30,10 @@ class FactQuery:
     include_invalidated: bool = False
     as_of: datetime | None = None
     entity: str | None = None
+    kind: str | None = None               # only facts of this kind (event, plan, relation, …)
+    entity_type: str | None = None        # only facts whose object is an entity of this type
+    message_id: str | None = None         # only facts mined from this message (episode)
+    order: str = "time"                   # time (valid_at), anchor (then slot), slot (predicate, then time)
 
 
 class Lifecycle(ABC):
@@ -196,6 +200,15 @@ class MessageStore(ABC):
 
     @abstractmethod
     def get_episodes(self, scope: Scope, episode_ids: list[str]) -> list[Episode]: ...
+
+    @abstractmethod
+    def chats(self, scope: Scope, limit: int, offset: int) -> tuple[list[ChatSummary], int]:
+        """The dataset's conversations, latest activity first: each chat, and the messages of no chat as one
+        (``chat`` None), with their counts and first and last times; and how many there are."""
+
+    @abstractmethod
+    def chat_messages(self, scope: Scope, chat: str | None, limit: int, offset: int) -> tuple[list[Episode], int]:
+        """One conversation's messages in the order they were said (``chat`` None: the messages of no chat)."""
 
     @abstractmethod
     def episode_keyword_search(self, scope: Scope, query: str, limit: int,

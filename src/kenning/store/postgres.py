@@ -58,7 +58,7 @@ from .rows import (ENTITY_COLUMNS, EXPORT_TABLES, FACT_COLUMNS, JOB_COLUMNS, VEC
                    load_time)
 from .matrices import MatrixSearch
 from .replicas import ReplicaSet
-from .sql import COMMON_MIN_ROWS, COMMON_SHARE, DATASET_TABLES, Dialect, SQLStore
+from .sql import COMMON_MIN_ROWS, COMMON_SHARE, DATASET_TABLES, Dialect, SQLStore, fact_order
 
 try:
     import psycopg
@@ -924,6 +924,12 @@ class PostgresStore(MatrixSearch, SQLStore):
                 return [], 0
             where.append("f.entity_id = ANY(%(ents)s)")
             params["ents"] = ids
+        for column, value in (("kind", query.kind), ("entity_type", query.entity_type), ("episode_id", query.message_id)):
+            if value is not None:
+                where.append(f"f.{column} = %({column})s")
+                params[column] = value
+        if query.entity_type is not None:
+            where.append("f.object_is_entity")
         if query.q:
             words = _words(query.q)
             if words is None:
@@ -934,7 +940,7 @@ class PostgresStore(MatrixSearch, SQLStore):
         clause = " AND ".join(where)
         total = self._q(f"SELECT count(*) AS n FROM facts f WHERE {clause}", params)[0]["n"]
         params.update(limit=query.limit, offset=query.offset)
-        rows = self._q(f"SELECT {FACT_COLUMNS} FROM facts f WHERE {clause} ORDER BY f.valid_at, f.created_at, f.seq"
+        rows = self._q(f"SELECT {FACT_COLUMNS} FROM facts f WHERE {clause} ORDER BY {fact_order(query.order, self.dialect)}"
                        " LIMIT %(limit)s OFFSET %(offset)s", params)
         return [fact_of(r) for r in rows], total
 

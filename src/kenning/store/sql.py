@@ -23,7 +23,7 @@ import numpy as np
 from .. import timeutil
 from ..embed.base import check_vectors
 from ..errors import DimensionMismatch, DocumentConflict, LeaseLost
-from ..model import AddResult, CoreFile, CoreFileVersion, Document, Entity, Episode, Fact, Job, Note, Scope
+from ..model import AddResult, ChatSummary, CoreFile, CoreFileVersion, Document, Entity, Episode, Fact, Job, Note, Scope
 from .base import KEY_ID_CHARS, ApiKey, Store
 from .rows import (ENTITY_COLUMNS, EPISODE_COLUMNS, FACT_COLUMNS, JOB_COLUMNS, NOTE_COLUMNS, VECTOR_TABLES, entity_of, episode_of,
                    fact_of, load_json, load_time, note_of)
@@ -74,6 +74,21 @@ def _translate(text: str, placeholder: str) -> str:
     if placeholder == "?":
         return text
     return text.replace("%", "%%").replace("?", placeholder)
+
+
+# How a fact listing can be ordered (FactQuery.order): each ends in the backend's insertion order column.
+# "anchor" puts the user's own facts first, then the entities' groups by name, each by slot and time.
+FACT_ORDERS = {
+    "time": "f.valid_at, f.created_at",
+    "anchor": ("CASE WHEN f.object_is_entity THEN 1 ELSE 0 END, CASE WHEN f.object_is_entity THEN f.object ELSE '' END"
+               "{collate}, f.predicate{collate}, f.valid_at, f.created_at"),
+    "slot": "f.predicate{collate}, f.valid_at, f.created_at",
+}
+
+
+def fact_order(order: str, dialect: "Dialect") -> str:
+    """The ORDER BY of a fact listing, in code point order for text on either backend."""
+    return FACT_ORDERS[order].format(collate=dialect.code_point_order) + f", f.{dialect.row_order}"
 
 
 DATASET_TABLES = ("facts", "episodes", "notes", "entities", "core_files", "jobs")   # where a dataset shows
@@ -274,6 +289,32 @@ class SQLStore(Store):
     def get_episode(self, scope: Scope, episode_id: str) -> Episode | None:
         found = self.get_episodes(scope, [episode_id])
         return found[0] if found else None
+
+    def chats(self, scope: Scope, limit: int, offset: int) -> tuple[list[ChatSummary], int]:
+        total = self._read(f"SELECT count(*) AS n FROM (SELECT chat FROM episodes WHERE {SCOPED} GROUP BY chat) c",
+                           tuple(scope))[0]["n"]
+        rows = self._read(f"SELECT chat, count(*) AS messages, sum(CASE WHEN role = 'user' THEN 1 ELSE 0 END) AS users,"
+                          f" min(at) AS first_at, max(at) AS last_at FROM episodes WHERE {SCOPED} GROUP BY chat"
+                          f" ORDER BY max(at) DESC, chat{self.dialect.code_point_order} LIMIT ? OFFSET ?",
+                          (*scope, limit, offset))
+        mined: dict[str | None, int] = {}
+        if rows:   # facts per chat: a join inside the dataset (colocated when distributed by it)
+            for r in self._read("SELECT e.chat, count(*) AS n FROM facts f JOIN episodes e ON e.project = f.project"
+                                " AND e.environment = f.environment AND e.dataset = f.dataset"
+                                " AND e.episode_id = f.episode_id WHERE f.project = ? AND f.environment = ?"
+                                " AND f.dataset = ? GROUP BY e.chat", tuple(scope)):
+                mined[r["chat"]] = r["n"]
+        return [ChatSummary(chat=r["chat"], messages=r["messages"], user_turns=r["users"] or 0,
+                            facts=mined.get(r["chat"], 0), first_at=load_time(r["first_at"]),
+                            last_at=load_time(r["last_at"])) for r in rows], total
+
+    def chat_messages(self, scope: Scope, chat: str | None, limit: int, offset: int) -> tuple[list[Episode], int]:
+        same_chat, params = ("chat IS NULL", tuple(scope)) if chat is None else ("chat = ?", (*scope, chat))
+        where = f"{SCOPED} AND {same_chat}"
+        total = self._read(f"SELECT count(*) AS n FROM episodes WHERE {where}", params)[0]["n"]
+        rows = self._read(f"SELECT {EPISODE_COLUMNS} FROM episodes WHERE {where}"
+                          f" ORDER BY at, {self.dialect.row_order} LIMIT ? OFFSET ?", (*params, limit, offset))
+        return [episode_of(r) for r in rows], total
 
     def insert_note(self, scope: Scope, note: Note, vector: np.ndarray | None) -> None:
         self._check(vector)

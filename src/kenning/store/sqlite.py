@@ -29,7 +29,7 @@ from ..records import RECORDS
 from .base import FactQuery
 from .rows import ENTITY_COLUMNS, EXPORT_TABLES, FACT_COLUMNS, VECTOR_TABLES, entity_of, fact_of
 from .matrices import MatrixSearch, matrix_of
-from .sql import COMMON_MIN_ROWS, COMMON_SHARE, DATASET_TABLES, Dialect, SQLStore
+from .sql import COMMON_MIN_ROWS, COMMON_SHARE, DATASET_TABLES, Dialect, SQLStore, fact_order
 
 LIVE_NOW = ("f.invalid_at IS NULL AND f.valid_at <= :t "
             "AND (f.valid_until IS NULL OR f.valid_until > :t)")
@@ -641,6 +641,12 @@ class SQLiteStore(MatrixSearch, SQLStore):
             marks = ", ".join(f":ent{i}" for i in range(len(ids)))
             where.append(f"f.entity_id IN ({marks})")
             params.update({f"ent{i}": v for i, v in enumerate(ids)})
+        for column, value in (("kind", query.kind), ("entity_type", query.entity_type), ("episode_id", query.message_id)):
+            if value is not None:
+                where.append(f"f.{column} = :{column}")
+                params[column] = value
+        if query.entity_type is not None:
+            where.append("f.object_is_entity = 1")
         if query.q:
             fts = _fts_query(query.q)
             if fts is None:
@@ -650,7 +656,7 @@ class SQLiteStore(MatrixSearch, SQLStore):
         clause = " AND ".join(where)
         total = self._q(f"SELECT count(*) FROM facts f WHERE {clause}", params)[0][0]
         params.update(limit=query.limit, offset=query.offset)
-        rows = self._q(f"SELECT {FACT_COLUMNS} FROM facts f WHERE {clause} ORDER BY f.valid_at, f.created_at, f.rowid"
+        rows = self._q(f"SELECT {FACT_COLUMNS} FROM facts f WHERE {clause} ORDER BY {fact_order(query.order, self.dialect)}"
                        " LIMIT :limit OFFSET :offset", params)
         return [fact_of(r) for r in rows], total
 

@@ -3,11 +3,11 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Depends
 
-from ...model import Episode, MessageHit
+from ...model import ChatPage, Episode, MessageHit, MessagePage
 from ..access import Api
 from ..auth import Principal
 from ..bodies import MessageBody
-from ..schema import id_path, dataset_path, ident_query, limit_query, words_query
+from ..schema import id_path, dataset_path, ident_query, limit_query, offset_query, words_query
 
 
 def routes(api: Api) -> APIRouter:
@@ -21,6 +21,25 @@ def routes(api: Api) -> APIRouter:
         m, kw = api.memory_for(p, write=True)
         return m.messages.index(dataset, b.content, role=b.role, chat=b.chat, message_id=b.message_id, at=b.at,
                                 temporary=b.temporary, **kw)
+
+    @router.get("/v1/datasets/{dataset}/chats", response_model=ChatPage, operation_id="messages_chats",
+                summary="List a dataset's conversations")
+    def chats(dataset: str = dataset_path(), limit: int = limit_query(50), offset: int = offset_query(),
+              p: Principal = Depends(api.principal)):
+        """Chats and threads, latest activity first, with their message, user-turn and fact counts; the
+        messages of no chat come as one conversation whose `chat` is null."""
+        m, kw = api.memory_for(p)
+        return m.messages.chats(dataset, limit=limit, offset=offset, **kw)
+
+    @router.get("/v1/datasets/{dataset}/thread", response_model=MessagePage, operation_id="messages_thread",
+                summary="Read one conversation")
+    def thread(dataset: str = dataset_path(),
+               chat: str | None = ident_query("the chat or thread; leave it out for the messages of no chat"),
+               limit: int = limit_query(100), offset: int = offset_query(), p: Principal = Depends(api.principal)):
+        """Its messages as they were said, oldest first, every role. The facts mined from a user turn
+        cite it: `GET /v1/datasets/{dataset}/facts?message_id=…&include_invalidated=true`."""
+        m, kw = api.memory_for(p)
+        return m.messages.thread(dataset, chat, limit=limit, offset=offset, **kw)
 
     @router.get("/v1/datasets/{dataset}/messages/search", response_model=list[MessageHit],
                 operation_id="messages_search", summary="Search earlier messages")
