@@ -69,7 +69,7 @@ def test_facts_as_of_history_and_diff_show_what_the_library_returns(dev):
     assert set(fact_ids(c.get("/datasets/sam").text)) == {f.object for f in mem.list_facts("sam").facts}
     before = c.get("/datasets/sam", params={"as_of": "2026-07-15"}).text
     assert set(fact_ids(before)) == {f.object for f in mem.list_facts("sam", as_of="2026-07-15").facts} == {"berlin"}
-    assert "Delete" not in before      # the past is read-only
+    assert "Delete fact:" not in before and 'id="bulk"' not in before      # the past is read-only
     history = c.get("/datasets/sam/history").text
     assert re.search(r'data-state="superseded" data-object="berlin"', history)
     assert re.search(r'class="successor">lives in: lisbon<', history)
@@ -85,7 +85,7 @@ def test_datasets_page_counts_and_search(dev):
     page = c.get("/").text
     assert re.search(r'data-dataset="sam">.*?</tr>', page, re.S)
     row = re.search(r'data-dataset="sam">(.*?)</tr>', page, re.S).group(1)
-    assert re.findall(r'class="num">(\d+)<', row) == ["2", "3", "1", "3"]     # live facts, entities, notes, messages
+    assert re.findall(r'class="num"[^>]*>(\d+)<', row) == ["2", "3", "1", "3"]     # live facts, entities, notes, messages
     found = c.get("/", params={"q": "ale"}).text
     assert 'data-dataset="alex"' in found and 'data-dataset="sam"' not in found
 
@@ -94,12 +94,19 @@ def test_curation_deletes_forgets_and_retries_through_the_api(dev):
     live, c = dev
     page = c.get("/datasets/sam").text
     token, hiking = form_token(page), fact_ids(page)["hiking"]
-    r = c.post(f"/datasets/sam/facts/{hiking}/delete", data={"form_token": token, "back": "/datasets/sam"})
+    asked = c.post(f"/datasets/sam/facts/{hiking}/delete", data={"form_token": token, "back": "/datasets/sam"})
+    assert asked.status_code == 200 and "Delete 1 fact?" in asked.text               # confirmed first, nothing gone
+    assert "hiking" in {f.object for f in live.memory.list_facts("sam").facts}
+    r = c.post(f"/datasets/sam/facts/{hiking}/delete", data={"form_token": token, "back": "/datasets/sam",
+                                                             "confirmed": "yes"})
     assert r.status_code == 303 and r.headers["location"] == "/datasets/sam"
     assert "hiking" not in {f.object for f in live.memory.list_facts("sam").facts}
     assert re.search(r'data-state="deleted" data-object="hiking"', c.get("/datasets/sam/history").text)
     note = live.memory.notes.list("sam")[0]
-    assert c.post(f"/datasets/sam/notes/{note.note_id}/forget", data={"form_token": token}).status_code == 303
+    asked = c.post(f"/datasets/sam/notes/{note.note_id}/forget", data={"form_token": token})
+    assert asked.status_code == 200 and "Forget this note?" in asked.text and live.memory.notes.list("sam")
+    assert c.post(f"/datasets/sam/notes/{note.note_id}/forget",
+                  data={"form_token": token, "confirmed": "yes"}).status_code == 303
     assert live.memory.notes.list("sam") == []
     r = c.post("/jobs/retry", data={"form_token": token, "dataset": "sam"})
     assert r.status_code == 303 and "retried=0" in r.headers["location"]
@@ -114,7 +121,7 @@ def test_forged_forms_change_nothing(dev):
     assert c.post(url, data={"form_token": "x" + token}).status_code == 403          # a wrong one
     assert c.post(url, data={"form_token": token}, headers={"Origin": "http://evil.example"}).status_code == 403
     assert "lisbon" in {f.object for f in live.memory.list_facts("sam").facts}
-    r = c.post(url, data={"form_token": token, "back": "//evil.example/x"})          # no open redirect
+    r = c.post(url, data={"form_token": token, "back": "//evil.example/x", "confirmed": "yes"})   # no open redirect
     assert r.status_code == 303 and r.headers["location"] == "/"
 
 
@@ -215,7 +222,7 @@ def test_an_as_of_date_means_the_end_of_that_day(dev):
     # Berlin was said at 10:00 on 2026-07-01: live as of that day, not as of the day before
     that_day = c.get("/datasets/sam", params={"as_of": "2026-07-01"}).text
     assert set(fact_ids(that_day)) == {"berlin"}
-    assert "live as of 2026-07-01 23:59 UTC" in that_day
+    assert "live as of 1 Jul 2026, 23:59 UTC" in that_day
     assert fact_ids(c.get("/datasets/sam", params={"as_of": "2026-06-30"}).text) == {}
     # a full time is taken as it is
     assert fact_ids(c.get("/datasets/sam", params={"as_of": "2026-07-01T09:00:00Z"}).text) == {}

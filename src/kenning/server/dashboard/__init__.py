@@ -16,7 +16,7 @@ from fastapi.staticfiles import StaticFiles
 
 from ...memory import Memory
 from ..auth import Auth
-from . import facts, jobs, memory, session
+from . import conversations, entities, facts, jobs, memory, session
 from .render import HERE, Dashboard, is_page, wants_html
 
 __all__ = ["create_dashboard", "is_page", "wants_html"]
@@ -27,6 +27,6 @@ def create_dashboard(memory_: Memory, auth: Auth) -> tuple[APIRouter, StaticFile
     and its renderer."""
     d = Dashboard(memory_, auth)
     router = APIRouter(include_in_schema=False)
-    for pages in (facts, memory, jobs, session):
+    for pages in (facts, conversations, entities, memory, jobs, session):
         pages.routes(d, router)
     return router, StaticFiles(directory=str(HERE / "static")), d

@@ -19,6 +19,7 @@ from ...model import Fact
 from ..access import memory_for
 from ..auth import Auth, Principal
 from ..errors import Unauthorized, status_of
+from . import display
 
 HERE = Path(__file__).resolve().parents[1]   # kenning/server: templates/ and static/
 COOKIE = "kenning_session"
@@ -53,7 +54,8 @@ def int_param(value: str | None, default: int, lo: int, hi: int, name: str) -> i
     return number
 
 
-def day(value: datetime | None) -> str:
+def iso_day(value: datetime | None) -> str:
+    """The day as a date field holds it (YYYY-MM-DD, UTC)."""
     return "" if value is None else value.astimezone(timezone.utc).strftime("%Y-%m-%d")
 
 
@@ -66,10 +68,6 @@ def as_of_instant(text: str) -> datetime:
     return timeutil.to_utc(text, field="as_of")
 
 
-def when(value: datetime | None) -> str:
-    return "" if value is None else value.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-
-
 def fact_state(f: Fact, now: datetime) -> str:
     """live | future | expired | superseded | deleted: what the history line shows."""
     if f.invalid_at is not None:
@@ -79,13 +77,6 @@ def fact_state(f: Fact, now: datetime) -> str:
     if f.valid_until is not None and f.valid_until <= now:
         return "expired"
     return "live"
-
-
-def group_by_anchor(facts: list[Fact]) -> list[tuple[str, list[Fact]]]:
-    groups: dict[str, list[Fact]] = {}
-    for f in facts:
-        groups.setdefault(f.anchor, []).append(f)
-    return sorted(groups.items(), key=lambda kv: (kv[0] != "user", kv[0]))
 
 
 def diff_lines(old: str, new: str) -> list[tuple[str, str]]:
@@ -108,7 +99,8 @@ class Dashboard:
         self.memory, self.auth = memory, auth
         self.templates = Jinja2Templates(directory=str(HERE / "templates"))
         env = self.templates.env
-        env.filters.update(day=day, when=when)
+        env.filters.update(day=display.day, when=display.moment, iso=lambda t: t.isoformat() if t else "",
+                           shown=display.shown, anchor=display.anchor_shown)
         env.globals.update(version=__version__, quote=quote, urlencode=urlencode)
 
     # -- who is asking ------------------------------------------------------------------------
@@ -134,11 +126,15 @@ class Dashboard:
 
     async def form(self, request: Request) -> dict[str, str]:
         """A posted form, after the same-origin and form-token checks every change must pass."""
+        return {key: values[-1] for key, values in (await self.form_lists(request)).items()}
+
+    async def form_lists(self, request: Request) -> dict[str, list[str]]:
+        """The same, every value of each field (ticked boxes send one each)."""
         same_origin(request, "a dashboard form must be sent from this site")
         raw = (await request.body()).decode("utf-8", "replace")
-        data = {key: values[-1] for key, values in parse_qs(raw, keep_blank_values=True).items()}
+        data = parse_qs(raw, keep_blank_values=True)
         expected = self.auth.form_token(self.credential(request))
-        if not hmac.compare_digest(data.get("form_token", ""), expected):
+        if not hmac.compare_digest((data.get("form_token") or [""])[-1], expected):
             raise PermissionDenied("the form is stale or came from elsewhere: reload the page and try again",
                                    "form-token")
         return data

@@ -1,0 +1,355 @@
+"""A person's entity graph, drawn on the server as plain SVG.
+
+Why on the server: the dashboard's Content-Security-Policy allows no outside scripts and no inline
+styles, so the layout is computed here (numpy, deterministic: the same facts always give the same
+bytes) and shipped as markup that colours itself only through classes the stylesheet defines.
+
+The picture: the user at the centre, each entity the given facts name around it, grouped into
+angular sectors by type, then eased by a short force layout (Fruchterman-Reingold style) so that
+entities named in the same message drift together without losing their sector.
+"""
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from markupsafe import Markup, escape
+
+from ...model import ENTITY_TYPES, Entity, Fact
+
+USER = "user"
+FONT = 11.0                 # the label font size (px) the stylesheet should use: labels are fitted by it
+CHAR_W = 0.62 * FONT        # a generous average glyph width, to keep labels inside the frame
+MARGIN = 8.0
+LABEL_GAP = 4.0             # between a circle and its label
+PAD = 2.0                   # the least gap between two circles
+MAX_LABEL = 24              # visible characters; the full name is in the node's <title>
+TITLE_FACTS = 8             # facts listed in a node's <title> before "and N more"
+ITERATIONS = 50             # force-layout steps: enough to ease the radial start, cheap at 300 nodes
+SEPARATE_PASSES = 150
+LEGEND_ROW = 18.0
+SWATCH = 10.0
+
+
+@dataclass
+class Node:
+    key: str                 # "user" for the centre, else the entity_id
+    name: str                # the entity name (the default label; "user" for the centre)
+    type: str                # "USER" for the centre, else the entity type
+    x: float
+    y: float
+    r: float
+    facts: list[Fact]        # the facts that name it (for the user node: facts with no entity object)
+
+
+@dataclass
+class Edge:
+    a: str                   # node keys
+    b: str
+    predicates: list[str]    # user→entity: the distinct predicates of the facts naming the entity
+    kind: str                # "fact" (user→entity) or "co-mention" (named by facts of one message)
+
+
+@dataclass
+class Graph:
+    svg: Markup
+    nodes: list[Node]
+    edges: list[Edge]
+
+
+def build_graph(entities: list[Entity], facts: list[Fact], *, href: Callable[[Node], str],
+                label: Callable[[Node], str] = lambda n: n.name, selected: str | None = None,
+                width: int = 900, height: int = 600) -> Graph:
+    """The graph of the entities ``facts`` name (the caller picks the facts: live ones, or history).
+
+    ``href`` gives each node's link (an empty string: no link), ``label`` its visible text, and
+    ``selected`` the key of a node to mark (its edges are highlighted).
+    """
+    width, height = max(int(width), 320), max(int(height), 240)
+    nodes, episodes = _nodes(entities, facts)
+    edges = _edges(nodes, episodes)
+    labels = [_truncate(label(n)) for n in nodes]
+    legend, legend_h = _legend(_type_order({n.type for n in nodes[1:]}), width, height)
+    _layout(nodes, edges, labels, width, height - legend_h)
+    return Graph(_svg(nodes, edges, labels, legend, href, selected, width, height), nodes, edges)
+
+
+# -- the model: nodes and edges ---------------------------------------------------------------------
+
+def _type_rank(t: str) -> tuple[int, str]:
+    """Types in a fixed order (the model's), unknown ones after it by name: sectors never reshuffle."""
+    return (ENTITY_TYPES.index(t), "") if t in ENTITY_TYPES else (len(ENTITY_TYPES), t)
+
+
+def _type_order(types: set[str]) -> list[str]:
+    return sorted(types, key=_type_rank)
+
+
+def _radius(count: int, scale: float) -> float:
+    """Mild growth with the facts naming a node (log), shrunk a little when the graph is crowded."""
+    return scale * (7.0 + min(2.2 * math.log2(max(count, 1)), 9.0))
+
+
+def _nodes(entities: list[Entity], facts: list[Fact]) -> tuple[list[Node], dict[str, list[str]]]:
+    """The user plus each entity at least one fact names (name and type must both match)."""
+    by_name: dict[tuple[str, str], Entity] = {}
+    for e in entities:
+        by_name.setdefault((e.name, e.type), e)
+    named: dict[str, list[Fact]] = {}
+    user_facts: list[Fact] = []
+    episodes: dict[str, list[str]] = {}           # episode_id → the entity keys its facts name
+    for f in facts:
+        if not f.object_is_entity:
+            user_facts.append(f)
+            continue
+        hit = by_name.get((f.object, f.entity_type or ""))
+        if hit is None:
+            continue
+        named.setdefault(hit.entity_id, []).append(f)
+        if f.episode_id is not None:
+            keys = episodes.setdefault(f.episode_id, [])
+            if hit.entity_id not in keys:
+                keys.append(hit.entity_id)
+    found = sorted((e for e in by_name.values() if e.entity_id in named),
+                   key=lambda e: (_type_rank(e.type), e.name, e.entity_id))
+    scale = 1.0 if len(found) <= 60 else max(0.55, math.sqrt(60 / len(found)))
+    user = Node(USER, USER, "USER", 0.0, 0.0, 16.0 * max(scale, 0.75), user_facts)
+    return [user] + [Node(e.entity_id, e.name, e.type, 0.0, 0.0, _radius(len(named[e.entity_id]), scale),
+                          named[e.entity_id]) for e in found], episodes
+
+
+def _edges(nodes: list[Node], episodes: dict[str, list[str]]) -> list[Edge]:
+    """One user→entity edge each, then co-mention edges (deduplicated, in node order)."""
+    edges = [Edge(USER, n.key, list(dict.fromkeys(f.predicate for f in n.facts)), "fact") for n in nodes[1:]]
+    index = {n.key: i for i, n in enumerate(nodes)}
+    pairs: set[tuple[int, int]] = set()
+    for keys in episodes.values():
+        idx = sorted(index[k] for k in keys)
+        pairs.update((a, b) for i, a in enumerate(idx) for b in idx[i + 1:])
+    edges += [Edge(nodes[a].key, nodes[b].key, [], "co-mention") for a, b in sorted(pairs)]
+    return edges
+
+
+def _truncate(text: str) -> str:
+    return text if len(text) <= MAX_LABEL else text[:MAX_LABEL - 1].rstrip() + "…"
+
+
+# -- the layout -------------------------------------------------------------------------------------
+
+def _radial(nodes: list[Node], rx: float, ry: float) -> np.ndarray:
+    """Start positions: a sector per type (sized by its count, plus one so a lone entity has room),
+    nodes spread over it and staggered across a few rings so neighbours do not sit on one arc."""
+    m = len(nodes)
+    groups: dict[str, int] = {}
+    for n in nodes:
+        groups[n.type] = groups.get(n.type, 0) + 1
+    rings = min(6, max(1, math.ceil(math.sqrt(m / 8))))
+    fracs = [0.65] if rings == 1 else list(np.linspace(0.4, 0.92, rings))
+    total = sum(c + 1 for c in groups.values())
+    out = np.zeros((m, 2))
+    angle, i = -math.pi / 2, 0
+    for count in groups.values():                 # nodes are already sorted by type
+        span = 2 * math.pi * (count + 1) / total
+        for j in range(count):
+            a = angle + span * (j + 1) / (count + 1)
+            f = fracs[j % rings]
+            out[i] = (rx * f * math.cos(a), ry * f * math.sin(a))
+            i += 1
+        angle += span
+    return out
+
+
+def _bounds(r: np.ndarray, widths: np.ndarray, right: np.ndarray, w: float, h: float) -> tuple[np.ndarray, ...]:
+    """Where each centre may sit so its circle and its label (on its side) stay inside the frame."""
+    room = widths + LABEL_GAP
+    x_lo = MARGIN + r + np.where(right, 0.0, room)
+    x_hi = w - MARGIN - r - np.where(right, room, 0.0)
+    ext = np.maximum(r, 0.7 * FONT)
+    y_lo, y_hi = MARGIN + ext, h - MARGIN - ext
+    x_lo, x_hi = np.minimum(x_lo, (x_lo + x_hi) / 2), np.maximum(x_hi, (x_lo + x_hi) / 2)
+    y_lo, y_hi = np.minimum(y_lo, (y_lo + y_hi) / 2), np.maximum(y_hi, (y_lo + y_hi) / 2)
+    return x_lo, x_hi, y_lo, y_hi
+
+
+def _clamp(pos: np.ndarray, bounds: tuple[np.ndarray, ...]) -> None:
+    x_lo, x_hi, y_lo, y_hi = bounds
+    pos[1:, 0] = np.clip(pos[1:, 0], x_lo[1:], x_hi[1:])
+    pos[1:, 1] = np.clip(pos[1:, 1], y_lo[1:], y_hi[1:])
+
+
+def _layout(nodes: list[Node], edges: list[Edge], labels: list[str], w: float, h: float) -> None:
+    """Radial start, a few force steps, then overlaps pushed apart; the user stays pinned at the centre."""
+    n = len(nodes)
+    cx, cy = w / 2, h / 2
+    nodes[0].x, nodes[0].y = cx, cy
+    if n == 1:
+        return
+    r = np.array([nd.r for nd in nodes])
+    widths = np.array([len(t) * CHAR_W for t in labels])
+    room = min(float(widths[1:].max()), w / 4) + LABEL_GAP
+    rx = max(w / 2 - MARGIN - room - float(r.max()), w * 0.15)
+    ry = max(h / 2 - MARGIN - FONT - float(r.max()), h * 0.15)
+    pos = np.empty((n, 2))
+    pos[0] = (cx, cy)
+    pos[1:] = _radial(nodes[1:], rx, ry) + (cx, cy)
+    anchor = pos.copy()
+    index = {nd.key: i for i, nd in enumerate(nodes)}
+    co = [(index[e.a], index[e.b]) for e in edges if e.kind == "co-mention"]
+    ea = np.array([a for a, _ in co], dtype=int)
+    eb = np.array([b for _, b in co], dtype=int)
+    degree = np.bincount(np.concatenate([ea, eb]), minlength=n).astype(float)
+    pull_w = 0.3 / np.maximum(1.0, np.sqrt(degree[ea] * degree[eb])) if len(co) else np.zeros(0)
+    box = _bounds(r, np.zeros(n), np.ones(n, dtype=bool), w, h)
+
+    # Fruchterman-Reingold: repulsion k²/d between near nodes (a cutoff keeps far nodes from piling
+    # everything against the frame), springs d²/k along co-mention edges, and a spring back to each
+    # node's radial start (the user→entity edge's share: it keeps the type sectors). A spring's pull
+    # is divided by its ends' degrees, so one message naming dozens of entities cannot crush them into
+    # a ball. Moves are capped by a temperature that cools to nothing.
+    k = min(0.9 * math.sqrt((w - 2 * MARGIN) * (h - 2 * MARGIN) / n), min(w, h) / 8)   # small graphs stay compact
+    for it in range(ITERATIONS):
+        delta = pos[:, None, :] - pos[None, :, :]
+        d2 = np.maximum((delta ** 2).sum(-1), 0.01)
+        np.fill_diagonal(d2, np.inf)
+        push = np.where(d2 < 4 * k * k, k * k / d2, 0.0)
+        disp = (delta * push[:, :, None]).sum(1)
+        if len(co):
+            dv = pos[ea] - pos[eb]
+            pull = dv * (pull_w * np.linalg.norm(dv, axis=1) / k)[:, None]
+            for axis in (0, 1):                     # bincount: a fast scatter-add over many edges
+                disp[:, axis] += (np.bincount(eb, pull[:, axis], n) - np.bincount(ea, pull[:, axis], n))
+        da = anchor - pos
+        disp += da * np.linalg.norm(da, axis=1)[:, None] / k
+        length = np.maximum(np.linalg.norm(disp, axis=1), 1e-9)
+        t = k * (1 - it / ITERATIONS)
+        step = disp * (np.minimum(length, t) / length)[:, None]
+        step[0] = 0.0
+        pos += step
+        _clamp(pos, box)
+
+    # Labels go on the side away from the centre; the side is fixed now so clamping cannot flip it.
+    right = pos[:, 0] >= cx
+    box = _bounds(r, widths, right, w, h)
+    _clamp(pos, box)
+    _separate(pos, r, box)
+    for nd, (x, y) in zip(nodes, pos):
+        nd.x, nd.y = float(x), float(y)
+
+
+def _separate(pos: np.ndarray, r: np.ndarray, box: tuple[np.ndarray, ...]) -> None:
+    """Push overlapping circles apart (the user, pinned, keeps room for its label below it)."""
+    n = len(pos)
+    reach = r.copy()
+    reach[0] += 1.6 * FONT
+    need = reach[:, None] + reach[None, :] + PAD
+    np.fill_diagonal(need, 0.0)
+    # a fixed direction for centres that coincide, so the result stays deterministic
+    turn = np.arange(n) * 2.399963
+    spread = np.stack([np.cos(turn), np.sin(turn)], 1)
+    for _ in range(SEPARATE_PASSES):
+        delta = pos[:, None, :] - pos[None, :, :]
+        d = np.sqrt((delta ** 2).sum(-1))
+        over = np.maximum(need - d, 0.0)
+        if over.max() < 0.01:
+            return
+        same = d < 1e-6
+        unit = np.where(same[:, :, None], spread[:, None, :], delta / np.where(same, 1.0, d)[:, :, None])
+        share = np.full((n, n), 0.5)
+        share[:, 0] = 1.0                           # the pinned user does not move: the other goes all the way
+        move = (unit * (over * share)[:, :, None]).sum(1)
+        move[0] = 0.0
+        pos += move * 0.6                           # under-relaxed: crowded nodes settle instead of oscillating
+        _clamp(pos, box)
+
+
+# -- the markup -------------------------------------------------------------------------------------
+
+def _num(v: float) -> str:
+    s = f"{v:.2f}".rstrip("0").rstrip(".")
+    return "0" if s in ("-0", "") else s
+
+
+def _cls(t: str) -> str:
+    return "type-" + re.sub(r"[^a-z0-9-]", "-", t.lower())
+
+
+def _plural(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
+def _legend(types: list[str], w: int, h: int) -> tuple[list[tuple[str, float, float]], float]:
+    """Legend items (type, x, y) in rows along the bottom, and the height they take from the layout."""
+    items: list[tuple[str, float, float]] = []
+    x, row = MARGIN, 0
+    for t in types:
+        item_w = SWATCH + 4 + len(t) * CHAR_W + 14
+        if x + item_w > w - MARGIN and x > MARGIN:
+            x, row = MARGIN, row + 1
+        items.append((t, x, float(row)))
+        x += item_w
+    if not items:
+        return [], 0.0
+    height = (row + 1) * LEGEND_ROW + 4
+    return [(t, x, h - height + r * LEGEND_ROW) for t, x, r in items], height
+
+
+def _node_title(n: Node) -> str:
+    kind = "User" if n.type == "USER" else n.type.capitalize()
+    said = list(dict.fromkeys(f"{f.predicate} {f.object}" for f in n.facts))
+    text = f"{n.name} ({kind})"
+    if said:
+        text += ": " + "; ".join(said[:TITLE_FACTS])
+        if len(said) > TITLE_FACTS:
+            text += f"; and {len(said) - TITLE_FACTS} more"
+    return text
+
+
+def _svg(nodes: list[Node], edges: list[Edge], labels: list[str], legend: list[tuple[str, float, float]],
+         href: Callable[[Node], str], selected: str | None, w: int, h: int) -> Markup:
+    by_key = {n.key: n for n in nodes}
+    desc = f"{_plural(len(nodes) - 1, 'entity', 'entities')}, {_plural(len(edges), 'connection', 'connections')}."
+    out = [(f'<svg xmlns="http://www.w3.org/2000/svg" class="graph" role="img" '
+            f'aria-labelledby="graph-title graph-desc" viewBox="0 0 {w} {h}" width="100%">'),
+           '<title id="graph-title">Entity graph</title>',
+           f'<desc id="graph-desc">{escape(desc)}</desc>',
+           '<g class="edges">']
+    for e in edges:
+        a, b = by_key[e.a], by_key[e.b]
+        cls = f"edge edge-{e.kind}" + (" highlight" if selected is not None and selected in (e.a, e.b) else "")
+        what = ", ".join(e.predicates) if e.kind == "fact" else "mentioned with"
+        out.append(f'<line class="{cls}" data-a="{escape(e.a)}" data-b="{escape(e.b)}" x1="{_num(a.x)}" '
+                   f'y1="{_num(a.y)}" x2="{_num(b.x)}" y2="{_num(b.y)}">'
+                   f'<title>{escape(a.name)} — {escape(what)} — {escape(b.name)}</title></line>')
+    out.append('</g><g class="nodes">')
+    cx = nodes[0].x
+    for n, text in zip(nodes, labels):
+        cls = f"node {_cls(n.type)}" + (" selected" if n.key == selected else "")
+        link = href(n)
+        attr = f' href="{escape(link)}"' if link else ""
+        if n.key == USER:                           # under the centre, where the layout keeps room
+            lx, ly, anchor = n.x, n.y + n.r + FONT * 1.1, "middle"
+        elif n.x >= cx:
+            lx, ly, anchor = n.x + n.r + LABEL_GAP, n.y + 0.35 * FONT, "start"
+        else:
+            lx, ly, anchor = n.x - n.r - LABEL_GAP, n.y + 0.35 * FONT, "end"
+        out.append(f'<a{attr} class="{cls}" data-key="{escape(n.key)}" data-name="{escape(n.name)}" '
+                   f'data-type="{escape(n.type)}"><circle cx="{_num(n.x)}" cy="{_num(n.y)}" r="{_num(n.r)}"/>'
+                   f'<text x="{_num(lx)}" y="{_num(ly)}" text-anchor="{anchor}" class="label">{escape(text)}</text>'
+                   f'<title>{escape(_node_title(n))}</title></a>')
+    out.append('</g>')
+    if len(nodes) == 1:
+        out.append(f'<text class="empty" x="{_num(nodes[0].x)}" y="{_num(nodes[0].y + nodes[0].r + FONT * 3)}" '
+                   f'text-anchor="middle">No entities yet</text>')
+    if legend:
+        out.append('<g class="legend">')
+        for t, x, y in legend:
+            out.append(f'<g class="legend-item"><rect class="swatch {_cls(t)}" x="{_num(x)}" y="{_num(y + 4)}" '
+                       f'width="{_num(SWATCH)}" height="{_num(SWATCH)}" rx="2"/>'
+                       f'<text class="legend-label" x="{_num(x + SWATCH + 4)}" y="{_num(y + 4 + SWATCH - 1)}">'
+                       f'{escape(t.capitalize())}</text></g>')
+        out.append('</g>')
+    out.append('</svg>')
+    return Markup("".join(out))

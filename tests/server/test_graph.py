@@ -1,0 +1,287 @@
+"""The entity graph (kenning.server.dashboard.graph): nodes, edges, layout and markup, without a browser."""
+from __future__ import annotations
+
+import math
+import re
+import time
+import xml.etree.ElementTree as ET
+from datetime import datetime, timezone
+
+import pytest
+
+from kenning.model import ENTITY_TYPES, Entity, Fact
+from kenning.server.dashboard.graph import CHAR_W, Graph, build_graph
+
+T = datetime(2026, 1, 1, tzinfo=timezone.utc)
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def ent(entity_id: str, name: str, type: str) -> Entity:
+    return Entity(entity_id=entity_id, name=name, type=type, created_at=T)
+
+
+def fact(fact_id: str, predicate: str, obj: str, type: str | None = None, episode: str | None = None) -> Fact:
+    return Fact(fact_id=fact_id, predicate=predicate, object=obj, object_is_entity=type is not None,
+                entity_type=type, text=f"user {predicate} {obj}", valid_at=T, created_at=T, episode_id=episode)
+
+
+def person() -> tuple[list[Entity], list[Fact]]:
+    entities = [ent("e-lis", "lisbon", "PLACE"), ent("e-acme", "acme", "ORG"), ent("e-maya", "maya", "PERSON"),
+                ent("e-none", "berlin", "PLACE")]                      # no fact names berlin
+    facts = [fact("f1", "lives in", "lisbon", "PLACE", "m1"), fact("f2", "works at", "acme", "ORG", "m1"),
+             fact("f3", "worked at", "acme", "ORG", "m2"), fact("f4", "sister", "maya", "PERSON"),
+             fact("f5", "age", "34")]
+    return entities, facts
+
+
+def crowd(n: int, one_message: bool = False) -> tuple[list[Entity], list[Fact]]:
+    """n entities of every type, some with long names, up to four facts each, messages naming a few
+    (or all of them in one message: co-mention springs pulling every node together)."""
+    entities = [ent(f"e{i}", f"a rather long entity name number {i}" if i % 7 == 0 else f"thing {i}",
+                    ENTITY_TYPES[(i * 5) % len(ENTITY_TYPES)]) for i in range(n)]
+    facts = [fact(f"f{i}-{j}", "knows", e.name, e.type, "m" if one_message else f"m{(i * 7) // 5}")
+             for i, e in enumerate(entities) for j in range(1 + i % 4)]
+    return entities, facts
+
+
+def graph(entities, facts, **kw) -> Graph:
+    return build_graph(entities, facts, href=lambda n: f"/datasets/sam/entities?entity={n.key}", **kw)
+
+
+def parse(g: Graph) -> ET.Element:
+    return ET.fromstring(str(g.svg))
+
+
+def classes(el: ET.Element) -> set[str]:
+    return set(el.get("class", "").split())
+
+
+# -- nodes and edges ----------------------------------------------------------------------------------
+
+def test_a_small_person_has_its_nodes_and_edges():
+    g = graph(*person())
+    nodes = {n.key: n for n in g.nodes}
+    assert g.nodes[0].key == "user" and set(nodes) == {"user", "e-lis", "e-acme", "e-maya"}
+    assert (nodes["e-lis"].name, nodes["e-lis"].type) == ("lisbon", "PLACE")
+    assert nodes["user"].type == "USER" and [f.fact_id for f in nodes["user"].facts] == ["f5"]
+    assert [f.fact_id for f in nodes["e-acme"].facts] == ["f2", "f3"]
+    fact_edges = {e.b: e.predicates for e in g.edges if e.kind == "fact"}
+    assert fact_edges == {"e-lis": ["lives in"], "e-acme": ["works at", "worked at"], "e-maya": ["sister"]}
+    assert all(e.a == "user" for e in g.edges if e.kind == "fact")
+    co = [{e.a, e.b} for e in g.edges if e.kind == "co-mention"]
+    assert co == [{"e-lis", "e-acme"}]                                 # f1 and f2 came from message m1
+
+
+def test_co_mentions_are_deduplicated_and_never_self_edges():
+    entities = [ent("a", "a", "TOPIC"), ent("b", "b", "TOPIC")]
+    facts = [fact("1", "likes", "a", "TOPIC", "m1"), fact("2", "likes", "b", "TOPIC", "m1"),
+             fact("3", "loves", "a", "TOPIC", "m1"), fact("4", "likes", "a", "TOPIC", "m2"),
+             fact("5", "likes", "b", "TOPIC", "m2"), fact("6", "hates", "a", "TOPIC", "m3")]
+    co = [(e.a, e.b) for e in graph(entities, facts).edges if e.kind == "co-mention"]
+    assert len(co) == 1 and set(co[0]) == {"a", "b"}
+
+
+def test_facts_without_a_message_make_no_co_mention():
+    entities = [ent("a", "a", "TOPIC"), ent("b", "b", "TOPIC")]
+    g = graph(entities, [fact("1", "likes", "a", "TOPIC"), fact("2", "likes", "b", "TOPIC")])
+    assert [e.kind for e in g.edges] == ["fact", "fact"]
+
+
+def test_one_name_of_two_types_is_two_nodes():
+    entities = [ent("e-org", "apple", "ORG"), ent("e-food", "apple", "FOOD")]
+    facts = [fact("f1", "works at", "apple", "ORG"), fact("f2", "likes", "apple", "FOOD")]
+    nodes = {n.key: n for n in graph(entities, facts).nodes}
+    assert set(nodes) == {"user", "e-org", "e-food"}
+    assert [f.fact_id for f in nodes["e-org"].facts] == ["f1"]
+    assert [f.fact_id for f in nodes["e-food"].facts] == ["f2"]
+
+
+def test_an_entity_no_fact_names_is_left_out():
+    entities, facts = person()
+    g = graph(entities, facts)
+    assert "e-none" not in {n.key for n in g.nodes}
+    assert "e-none" not in {e.b for e in g.edges}
+    assert 'data-key="e-none"' not in g.svg and "berlin" not in g.svg
+    # a fact naming the right name with the wrong type does not name it either
+    g = graph(entities, facts + [fact("f9", "visited", "berlin", "ORG")])
+    assert "e-none" not in {n.key for n in g.nodes}
+
+
+def test_the_radius_grows_mildly_with_the_facts():
+    entities = [ent("one", "one", "TOPIC"), ent("many", "many", "TOPIC")]
+    facts = [fact("1", "likes", "one", "TOPIC")] + [fact(f"m{i}", "likes", "many", "TOPIC") for i in range(16)]
+    r = {n.key: n.r for n in graph(entities, facts).nodes}
+    assert r["one"] < r["many"] < 3 * r["one"]
+
+
+# -- layout ---------------------------------------------------------------------------------------------
+
+def test_the_same_input_gives_the_same_bytes():
+    for make in (person, lambda: crowd(60)):
+        a, b = graph(*make(), selected="e1"), graph(*make(), selected="e1")
+        assert a.svg == b.svg
+        assert [(n.x, n.y) for n in a.nodes] == [(n.x, n.y) for n in b.nodes]
+
+
+@pytest.mark.parametrize("n, width, height, one_message", [(3, 900, 600, False), (60, 900, 600, False),
+                                                          (300, 900, 600, False), (60, 480, 320, True),
+                                                          (120, 400, 300, False)])
+def test_nodes_and_labels_stay_inside_and_apart(n, width, height, one_message):
+    g = graph(*crowd(n, one_message), width=width, height=height)
+    assert len(g.nodes) == n + 1
+    user = g.nodes[0]
+    assert user.x == width / 2 and 0.4 * height < user.y < 0.6 * height
+    for nd in g.nodes:
+        assert nd.r <= nd.x <= width - nd.r and nd.r <= nd.y <= height - nd.r, nd
+    for i, a in enumerate(g.nodes):
+        for b in g.nodes[i + 1:]:
+            assert math.dist((a.x, a.y), (b.x, b.y)) >= 0.98 * (a.r + b.r), (a.key, b.key)
+    # the drawn markup too: circles and (estimated) label extents within the viewBox
+    root = parse(g)
+    for a in root.iter(f"{SVG}a"):
+        c, t = a.find(f"{SVG}circle"), a.find(f"{SVG}text")
+        cx, cy, r = float(c.get("cx")), float(c.get("cy")), float(c.get("r"))
+        assert 0 <= cx - r and cx + r <= width and 0 <= cy - r and cy + r <= height
+        x, w = float(t.get("x")), len(t.text) * CHAR_W
+        left = {"start": x, "end": x - w, "middle": x - w / 2}[t.get("text-anchor")]
+        assert 0 <= left and left + w <= width, t.text
+        assert 0 <= float(t.get("y")) <= height
+
+
+def test_labels_sit_on_the_side_away_from_the_centre():
+    g = graph(*crowd(60))
+    cx = g.nodes[0].x
+    root = parse(g)
+    for a in list(root.iter(f"{SVG}a"))[1:]:
+        c, t = a.find(f"{SVG}circle"), a.find(f"{SVG}text")
+        x = float(c.get("cx"))
+        if x >= cx:
+            assert t.get("text-anchor") == "start" and float(t.get("x")) > x
+        else:
+            assert t.get("text-anchor") == "end" and float(t.get("x")) < x
+
+
+def test_types_keep_their_sectors():
+    """Entities of one type start in one angular sector; the force steps ease them, not scatter them."""
+    g = graph(*crowd(60))
+    user = g.nodes[0]
+    by_type: dict[str, list[float]] = {}
+    for nd in g.nodes[1:]:
+        by_type.setdefault(nd.type, []).append(math.atan2(nd.y - user.y, nd.x - user.x))
+    for t, angles in by_type.items():
+        mean = math.atan2(sum(map(math.sin, angles)), sum(map(math.cos, angles)))
+        spread = max(abs(math.remainder(a - mean, 2 * math.pi)) for a in angles)
+        assert spread < math.pi / 2, t
+
+
+def test_300_entities_lay_out_quickly():
+    entities, facts = crowd(300)
+    graph(entities, facts)                       # warm up imports and caches
+    start = time.perf_counter()
+    g = graph(entities, facts)
+    took = time.perf_counter() - start
+    assert len(g.nodes) == 301
+    assert took < 2.0, f"{took:.3f}s"
+
+
+# -- markup ---------------------------------------------------------------------------------------------
+
+def test_the_svg_parses_and_carries_the_contract():
+    g = graph(*person())
+    svg = str(g.svg)
+    root = parse(g)
+    assert root.tag == f"{SVG}svg"
+    assert classes(root) == {"graph"} and root.get("role") == "img"
+    assert root.get("aria-labelledby") == "graph-title graph-desc"
+    assert root.get("viewBox") == "0 0 900 600" and root.get("width") == "100%"
+    assert root.find(f"{SVG}title").get("id") == "graph-title"
+    desc = root.find(f"{SVG}desc")
+    assert desc.get("id") == "graph-desc" and desc.text == "3 entities, 4 connections."
+    assert "style=" not in svg and "<style" not in svg and "<script" not in svg
+
+    lines = list(root.iter(f"{SVG}line"))
+    assert [(ln.get("data-a"), ln.get("data-b")) for ln in lines] == [(e.a, e.b) for e in g.edges]
+    assert {tuple(sorted(classes(ln))) for ln in lines} == {("edge", "edge-fact"), ("edge", "edge-co-mention")}
+    titles = {ln.find(f"{SVG}title").text for ln in lines}
+    assert "user — lives in — lisbon" in titles and "user — works at, worked at — acme" in titles
+    assert svg.index("<line") < svg.index("<a ") and svg.rindex("</line>") < svg.index("<a ")   # edges under nodes
+
+    anchors = {a.get("data-key"): a for a in root.iter(f"{SVG}a")}
+    assert set(anchors) == {"user", "e-lis", "e-acme", "e-maya"}
+    lis = anchors["e-lis"]
+    assert classes(lis) == {"node", "type-place"}
+    assert (lis.get("data-name"), lis.get("data-type")) == ("lisbon", "PLACE")
+    assert lis.get("href") == "/datasets/sam/entities?entity=e-lis"
+    assert lis.find(f"{SVG}circle") is not None
+    assert lis.find(f"{SVG}text").get("class") == "label" and lis.find(f"{SVG}text").text == "lisbon"
+    assert lis.find(f"{SVG}title").text == "lisbon (Place): lives in lisbon"
+    assert anchors["e-acme"].find(f"{SVG}title").text == "acme (Org): works at acme; worked at acme"
+    assert classes(anchors["user"]) == {"node", "type-user"} and anchors["user"].get("data-type") == "USER"
+
+    legend = root.find(f".//{SVG}g[@class='legend']")
+    swatches = [r.get("class") for r in legend.iter(f"{SVG}rect")]
+    assert swatches == ["swatch type-person", "swatch type-org", "swatch type-place"]   # only those present
+    assert [t.text for t in legend.iter(f"{SVG}text")] == ["Person", "Org", "Place"]
+
+    numbers = re.findall(r'\s(?:x|y|x1|y1|x2|y2|cx|cy|r)="([^"]*)"', svg)
+    assert numbers and all(re.fullmatch(r"-?\d+(\.\d{1,2})?", v) for v in numbers)
+
+
+def test_names_are_escaped():
+    nasty = '<script>alert("x")</script> & co'
+    g = graph([ent("e&1", nasty, "ORG")], [fact("f1", "works at", nasty, "ORG")],
+              label=lambda n: n.name if n.key == "user" else "<b>" + n.name)
+    svg = str(g.svg)
+    assert "<script" not in svg and "<b>" not in svg and "& co" not in svg
+    assert "&lt;script&gt;" in svg and "&amp; co" in svg
+    node = next(a for a in parse(g).iter(f"{SVG}a") if a.get("data-key") == "e&1")
+    assert node.get("data-name") == nasty
+    assert node.get("href") == "/datasets/sam/entities?entity=e&1"
+    assert node.find(f"{SVG}title").text.startswith(nasty + " (Org)")
+    assert node.find(f"{SVG}text").text.startswith("<b><script>")
+
+
+def test_long_names_are_cut_in_the_label_only():
+    name = "the international society of very long organisation names"
+    g = graph([ent("e1", name, "ORG")], [fact("f1", "member of", name, "ORG")])
+    node = next(a for a in parse(g).iter(f"{SVG}a") if a.get("data-key") == "e1")
+    label = node.find(f"{SVG}text").text
+    assert len(label) <= 24 and label.endswith("…") and name.startswith(label[:-1])
+    assert node.find(f"{SVG}title").text.startswith(name + " (Org)")
+    assert node.get("data-name") == name
+
+
+def test_a_node_title_lists_eight_facts_then_counts_the_rest():
+    facts = [fact(f"f{i}", f"said {i}", "acme", "ORG") for i in range(11)]
+    g = graph([ent("e1", "acme", "ORG")], facts)
+    title = next(a for a in parse(g).iter(f"{SVG}a") if a.get("data-key") == "e1").find(f"{SVG}title").text
+    assert title.count(";") == 8 and title.endswith("; and 3 more") and "said 7 acme" in title
+    assert "said 8 acme" not in title
+
+
+def test_the_selected_node_is_marked_and_its_edges_highlighted():
+    g = graph(*person(), selected="e-acme")
+    root = parse(g)
+    marked = [a.get("data-key") for a in root.iter(f"{SVG}a") if "selected" in classes(a)]
+    assert marked == ["e-acme"]
+    lit = {(ln.get("data-a"), ln.get("data-b")) for ln in root.iter(f"{SVG}line") if "highlight" in classes(ln)}
+    expected = {(e.a, e.b) for e in g.edges if "e-acme" in (e.a, e.b)}
+    assert lit == expected and len(expected) == 2                    # user→acme and the co-mention with lisbon
+    assert "highlight" not in str(graph(*person()).svg) and "selected" not in str(graph(*person()).svg)
+
+
+def test_an_empty_href_makes_no_link():
+    g = build_graph(*person(), href=lambda n: "" if n.key == "user" else f"/e/{n.key}")
+    anchors = {a.get("data-key"): a for a in parse(g).iter(f"{SVG}a")}
+    assert anchors["user"].get("href") is None and anchors["e-lis"].get("href") == "/e/e-lis"
+
+
+def test_no_entities_is_still_a_graph():
+    g = graph([], [fact("f1", "age", "34")])
+    root = parse(g)
+    assert [n.key for n in g.nodes] == ["user"] and g.edges == []
+    assert [a.get("data-key") for a in root.iter(f"{SVG}a")] == ["user"]
+    assert root.find(f"{SVG}desc").text == "0 entities, 0 connections."
+    assert any(t.text == "No entities yet" for t in root.iter(f"{SVG}text"))
+    assert root.find(f".//{SVG}g[@class='legend']") is None
+    assert graph([], []).nodes[0].facts == []
