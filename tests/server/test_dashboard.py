@@ -54,7 +54,10 @@ def test_every_page_renders_in_development_mode(dev):
              "/datasets/sam/entities", "/datasets/sam/entities?entity=berlin", "/datasets/sam/notes",
              "/datasets/sam/core", "/datasets/sam/core?path=/memories/prefs.md",
              "/datasets/sam/recall?q=where+does+the+user+live", "/datasets/sam/messages/m1", "/jobs",
-             "/jobs?status=failed", "/login"]
+             "/jobs?status=failed", "/login", "/datasets/sam/timeline", "/datasets/sam/timeline?as_of=2026-08-01",
+             "/datasets/sam/conversations", "/datasets/sam/conversations/view?none=1",
+             "/datasets/sam?view=history&sort=anchor&kind=attribute&type=PLACE&q=lisbon",
+             "/datasets/sam/entities?view=history"]
     for page in pages:
         r = c.get(page)
         assert r.status_code == 200, (page, r.text[:300])
@@ -153,6 +156,11 @@ def test_with_keys_the_dashboard_asks_for_one_and_obeys_its_role(keyed_server):
         berlin = fact_ids(page)["berlin"]
         r = anon.post(f"/datasets/sam/facts/{berlin}/delete", data={"form_token": form_token(page)})
         assert r.status_code == 403 and "may only read" in r.text   # a member key reads only
+        r = anon.post("/datasets/sam/core/save", data={"form_token": form_token(page), "path": "/memories/a.md",
+                                                       "text": "x", "expected_version": "0"})
+        assert r.status_code == 403                                 # nor edit a core file or a note
+        r = anon.post("/datasets/sam/notes/save", data={"form_token": form_token(page), "text": "x"})
+        assert r.status_code == 403
     with httpx.Client(base_url=live.url, timeout=30) as user:
         sign_in(user, user_token)
         listed = user.get("/").text
@@ -243,3 +251,36 @@ def test_a_browser_gets_an_error_page_and_an_api_client_json(dev):
     wrong = c.delete("/v1/recall")                       # every method of the path, routers included
     assert wrong.status_code == 405 and wrong.headers["allow"] == "POST"
     assert r.headers["allow"] == "GET"
+
+
+def test_a_core_file_is_deleted_only_once_confirmed_and_a_stale_edit_changes_nothing(dev):
+    live, c = dev
+    page = c.get("/datasets/sam/core", params={"path": "/memories/prefs.md"}).text
+    token = form_token(page)
+    assert 'name="expected_version" value="2"' in page                 # the editor says what it was opened at
+    stale = c.post("/datasets/sam/core/save", data={"form_token": token, "path": "/memories/prefs.md",
+                                                    "text": "likes coffee\n", "expected_version": "1"})
+    assert stale.status_code == 409 and "likes coffee" in stale.text and "is at version 2, not 1" in stale.text
+    assert live.memory.core.read("sam", "/memories/prefs.md").content == "likes green tea\n"
+    new = c.post("/datasets/sam/core/save", data={"form_token": token, "path": "/memories/prefs.md",
+                                                  "text": "likes tea\n", "expected_version": "0"})
+    assert new.status_code == 409                                    # "new file" over an existing one: refused
+    form = {"form_token": token, "path": "/memories/prefs.md", "namespace": "user"}
+    asked = c.post("/datasets/sam/core/delete", data=form)
+    assert asked.status_code == 200 and "Delete /memories/prefs.md?" in asked.text
+    assert live.memory.core.list("sam")
+    done = c.post("/datasets/sam/core/delete", data={**form, "confirmed": "yes"})
+    assert done.status_code == 303 and live.memory.core.list("sam") == []
+
+
+def test_a_fact_page_tells_its_story_and_the_message_leads_to_its_turn(dev):
+    live, c = dev
+    berlin = next(f for f in live.memory.list_facts("sam", include_invalidated=True).facts if f.object == "berlin")
+    page = c.get(f"/datasets/sam/facts/{berlin.fact_id}").text
+    assert 'class="successor">Lisbon<' in page and "superseded" in page
+    assert re.findall(r'<li class="state-(\w+)" data-fact-id', page) == ["superseded", "live"]
+    r = c.get("/datasets/sam/messages/m2/in-context", follow_redirects=False)
+    assert r.status_code == 303 and r.headers["location"].endswith("?none=1#msg-m2")
+    assert 'id="msg-m2"' in c.get(r.headers["location"]).text
+    assert c.get("/datasets/sam/facts/f_nope").status_code == 404
+    assert c.get("/datasets/sam", params={"sort": "sideways"}).status_code == 422

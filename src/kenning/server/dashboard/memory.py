@@ -89,12 +89,15 @@ def routes(d: Dashboard, router: APIRouter) -> None:
                         namespace=namespace, files=files, path=path, versions=versions, diff=diff, a=a, b=b,
                         current=current, **extra)
 
-    @router.post("/datasets/{dataset}/core/save", response_class=HTMLResponse)
-    async def save_core(request: Request, dataset: str):
+    async def core_form(request: Request):
+        """A core-file form, checked and allowed to write: its fields, the gate's memory, the file."""
         data = await d.form(request)
         _, m, kw = d.api(request, write=True)
-        namespace = data.get("namespace") or "user"
-        path = (data.get("path") or "").strip()
+        return data, m, kw, data.get("namespace") or "user", (data.get("path") or "").strip()
+
+    @router.post("/datasets/{dataset}/core/save", response_class=HTMLResponse)
+    async def save_core(request: Request, dataset: str):
+        data, m, kw, namespace, path = await core_form(request)
         text = data.get("text", "").replace("\r\n", "\n")     # browsers send CRLF line ends from a textarea
         expected = int_param(data.get("expected_version"), 0, 0, 2**53, "expected_version")
         try:
@@ -113,10 +116,7 @@ def routes(d: Dashboard, router: APIRouter) -> None:
 
     @router.post("/datasets/{dataset}/core/delete", response_class=HTMLResponse)
     async def delete_core(request: Request, dataset: str):
-        data = await d.form(request)
-        _, m, kw = d.api(request, write=True)
-        namespace = data.get("namespace") or "user"
-        path = (data.get("path") or "").strip()
+        data, m, kw, namespace, path = await core_form(request)
         if not path:
             raise InputError("path: which core file to delete")
         back = local_target(f"/datasets/{quote(dataset, safe='')}/core?{urlencode({'namespace': namespace})}")
