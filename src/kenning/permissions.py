@@ -224,6 +224,14 @@ class _UserMessages(_UserPart):
         self._u._own(dataset, "messages.get")
         return self._u._m.messages.get(dataset, *args, **self._u._plain(kw))
 
+    def chats(self, dataset: str, *args, **kw):
+        self._u._own(dataset, "messages.chats")
+        return self._u._m.messages.chats(dataset, *args, **self._u._plain(kw))
+
+    def thread(self, dataset: str, *args, **kw):
+        self._u._own(dataset, "messages.thread")
+        return self._u._m.messages.thread(dataset, *args, **self._u._plain(kw))
+
 
 class _NoDocuments(_UserPart):
     def __getattr__(self, name: str):

@@ -426,7 +426,8 @@ ROUTES: dict[str, Route] = {
     "GET /v1/datasets/{dataset}/facts": Route(False, "any", lambda ds, ids, who: [
         Req("GET", f"{_d(ds)}/facts", params=p, ds=ds)
         for p in [{"include_invalidated": "true", "limit": 100}, {"q": "live"}, {"as_of": "2100-01-01T00:00:00Z"}]
-        + [{"entity": e, "include_invalidated": "true"} for e in ids.entities[:2]]]),
+        + [{"entity": e, "include_invalidated": "true"} for e in ids.entities[:2]]
+        + [{"message_id": m, "include_invalidated": "true", "order": "anchor"} for m in ids.message_ids]]),
     "DELETE /v1/datasets/{dataset}/facts/{fact_id}": Route(True, "any", lambda ds, ids, who: [
         Req("DELETE", f"{_d(ds)}/facts/{f}", ds=ds) for f in ids.fact_ids]),
     "GET /v1/datasets/{dataset}/entities": Route(False, "any", lambda ds, ids, who: [
@@ -449,6 +450,11 @@ ROUTES: dict[str, Route] = {
     "GET /v1/datasets/{dataset}/messages/search": Route(False, "any", lambda ds, ids, who: [
         Req("GET", f"{_d(ds)}/messages/search", params=p, ds=ds)
         for p in [{"q": Q, "limit": 100}] + [{"q": Q, "exclude_chat": c} for c in ids.chats[:1]]]),
+    "GET /v1/datasets/{dataset}/chats": Route(False, "any", lambda ds, ids, who: [
+        Req("GET", f"{_d(ds)}/chats", params={"limit": 100}, ds=ds)]),
+    "GET /v1/datasets/{dataset}/thread": Route(False, "any", lambda ds, ids, who: [
+        Req("GET", f"{_d(ds)}/thread", params={"limit": 100, **({"chat": c} if c else {})}, ds=ds)
+        for c in [None, *ids.chats]]),
     "GET /v1/datasets/{dataset}/messages/{message_id}": Route(False, "any", lambda ds, ids, who: [
         Req("GET", f"{_d(ds)}/messages/{m}", ds=ds) for m in ids.message_ids]),
     "POST /v1/datasets/{dataset}/notes": Route(True, "any", lambda ds, ids, who: [
@@ -963,7 +969,8 @@ LIBRARY: dict[str, Callable[[str, Ids], list[Call]]] = {
     "list_entities": lambda ds, ids: [L("list_entities", ds, ds=ds), L("list_entities", ds, type="PLACE", ds=ds)],
     "list_facts": lambda ds, ids: [L("list_facts", ds, include_invalidated=True, limit=100, ds=ds),
                                    L("list_facts", ds, q="live", ds=ds)]
-    + [L("list_facts", ds, entity=e, include_invalidated=True, ds=ds) for e in ids.entities[:2]],
+    + [L("list_facts", ds, entity=e, include_invalidated=True, ds=ds) for e in ids.entities[:2]]
+    + [L("list_facts", ds, include_invalidated=True, message_id=m, order="slot", ds=ds) for m in ids.message_ids],
     "memory_tool": lambda ds, ids: _lib_tool("memory_tool", ds, ids),
     "recall": lambda ds, ids: [L("recall", Q, ds, limit=50, ds=ds)],
     "retry_failed": lambda ds, ids: [L("retry_failed", ds, ds=ds), L("retry_failed", wide=True)],
@@ -997,6 +1004,8 @@ LIBRARY: dict[str, Callable[[str, Ids], list[Call]]] = {
     "messages.get": lambda ds, ids: [L("messages.get", ds, m, ds=ds) for m in ids.message_ids],
     "messages.index": lambda ds, ids: [L("messages.index", ds, "lighthouse chatter", "user",
                                          ids.chats[0] if ids.chats else None, m, ds=ds) for m in ids.message_ids],
+    "messages.chats": lambda ds, ids: [L("messages.chats", ds, 100, ds=ds)],
+    "messages.thread": lambda ds, ids: [L("messages.thread", ds, c, 100, ds=ds) for c in [None, *ids.chats]],
     "messages.search": lambda ds, ids: [L("messages.search", ds, Q, c, 100, ds=ds) for c in [None, *ids.chats[:1]]],
     "documents.delete": lambda ds, ids: [L("documents.delete", k, p, docs=True) for k, p in ids.docs],
     "documents.list": lambda ds, ids: [L("documents.list", k, docs=True)

@@ -167,6 +167,10 @@ def test_with_keys_the_dashboard_asks_for_one_and_obeys_its_role(keyed_server):
         assert 'data-dataset="sam"' in listed and 'data-dataset="alex"' not in listed
         assert user.get("/datasets/alex").status_code == 403
         assert user.get("/datasets/alex/history").status_code == 403
+        for own in ("/datasets/sam/conversations", "/datasets/sam/conversations/view?none=1",
+                    "/datasets/sam/timeline", "/datasets/sam/entities"):
+            assert user.get(own).status_code == 200, own                 # a user token reads its own pages
+        assert user.get("/datasets/alex/conversations").status_code == 403
         page = user.get("/datasets/sam").text
         token = form_token(page)
         assert user.post("/logout", data={"form_token": token}).status_code == 303
