@@ -243,6 +243,11 @@ def test_the_facts_table_is_one_aligned_sortable_searchable_table(browser, site)
     slots = [r.get_attribute("data-predicate") for r in browser.find_elements(By.CSS_SELECTOR, "#facts-table tbody tr")]
     assert slots == sorted(slots)
     assert browser.find_element(By.CSS_SELECTOR, 'th[aria-sort="ascending"]').text.startswith("Slot")
+    browser.find_element(By.LINK_TEXT, "Value").click()                  # by what each fact is about: grouped
+    wait_for(browser, lambda d: "sort=anchor" in d.current_url)
+    groups = [g.get_attribute("data-group") for g in browser.find_elements(By.CSS_SELECTOR, "#facts-table tr.group")]
+    assert groups == sorted(set(groups), key=lambda a: (a != "user", a)) and {"berlin", "lisbon", "maya"} <= set(groups)
+    shot(browser, "02d-facts-by-anchor")
     browser.get(site.url + "/datasets/sam")
     box = browser.find_element(By.ID, "fact-q")
     box.send_keys("cello", Keys.ENTER)
