@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite on a fresh machine: a headless Chromium for the dashboard's browser tests
-# (Debian packages), a virtual environment with kenning and its test extras, then pytest.
+# (Debian packages), a virtual environment with kenning and its test extras, then pytest, then the
+# TypeScript client's tests (Node 20+, npm ci from the committed lock file) against real kenning servers.
 # Extra arguments go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,4 +15,8 @@ python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/pip install -q -e '.[test]'
 export KENNING_REQUIRE_BROWSER=1   # a browser test that cannot start a browser fails instead of skipping
-exec .venv/bin/python -m pytest "$@"
+status=0
+.venv/bin/python -m pytest "$@" || status=$?
+(cd clients/typescript && npm ci --no-audit --no-fund --loglevel=error \
+    && KENNING_PYTHON="$(cd ../.. && pwd)/.venv/bin/python" npm test) || status=$?
+exit $status

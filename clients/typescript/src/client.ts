@@ -1,0 +1,366 @@
+/**
+ * The kenning client: the operations of the Python SDK (`kenning.Memory("http://…")`) in camelCase, over the
+ * server's HTTP API. Answers are the API's JSON as typed by the server's OpenAPI document (`openapi.ts`): times
+ * are ISO 8601 strings, field names are the API's (snake_case), as every other client of the API sees them.
+ */
+import type { components } from "./openapi.js";
+import { type CallOptions, type ClientOptions, Http, type Query } from "./http.js";
+import { InputError, MemoryToolError } from "./errors.js";
+
+type Schemas = components["schemas"];
+export type AddResult = Schemas["AddResult"];
+export type Receipt = Schemas["Receipt"];
+export type MemoryStatus = Schemas["MemoryStatus"];
+export type RecallResult = Schemas["RecallResult"];
+export type RecallItem = Schemas["RecallItem"];
+export type Fact = Schemas["Fact"];
+export type FactPage = Schemas["FactPage"];
+export type Entity = Schemas["Entity"];
+export type Job = Schemas["Job"];
+export type DatasetPage = Schemas["DatasetPage"];
+export type Episode = Schemas["Episode"];
+export type MessageHit = Schemas["MessageHit"];
+export type ChatPage = Schemas["ChatPage"];
+export type MessagePage = Schemas["MessagePage"];
+export type Note = Schemas["Note"];
+export type NoteHit = Schemas["NoteHit"];
+export type CoreFile = Schemas["CoreFile"];
+export type CoreFileVersion = Schemas["CoreFileVersion"];
+export type Document = Schemas["Document"];
+export type Health = Schemas["Health"];
+
+/** A time: an ISO 8601 string or a Date. */
+export type Time = string | Date;
+/** A memory_20250818 tool call's input, as Claude sends it. */
+export type MemoryCommand =
+  | { command: "view"; path: string; view_range?: [number, number] }
+  | { command: "create"; path: string; file_text: string }
+  | { command: "str_replace"; path: string; old_str: string; new_str: string }
+  | { command: "insert"; path: string; insert_line: number; insert_text: string }
+  | { command: "delete"; path: string }
+  | { command: "rename"; old_path: string; new_path: string };
+
+export type Role = "user" | "assistant" | "system" | "tool";
+export type Namespaced = CallOptions & { namespace?: string };
+
+const q = encodeURIComponent;
+const iso = (t: Time | undefined) => (t instanceof Date ? t.toISOString() : t);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+function call(options: CallOptions | undefined): CallOptions {
+  const { signal, timeoutMs, environment } = options ?? {};
+  return { signal, timeoutMs, environment };
+}
+/** Drop undefined fields, so the server's defaults apply. */
+function body<T extends Record<string, unknown>>(fields: T): Partial<T> {
+  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/** kenning over HTTP. `new Memory("http://127.0.0.1:8420", { apiKey })`. */
+export class Memory {
+  readonly url: string;
+  readonly messages: Messages;
+  readonly notes: Notes;
+  readonly core: Core;
+  readonly documents: Documents;
+  /** @internal */
+  readonly http: Http;
+
+  constructor(url: string, options: ClientOptions = {}) {
+    this.http = new Http(url, options);
+    this.url = this.http.url;
+    this.messages = new Messages(this.http);
+    this.notes = new Notes(this.http);
+    this.core = new Core(this.http);
+    this.documents = new Documents(this.http);
+  }
+
+  /** Mine one message now: facts extracted, deduplicated, superseded; the receipt says what happened. */
+  add(input: { text: string; dataset: string; at?: Time; clientRef?: string; role?: Role; chat?: string;
+    messageId?: string; temporary?: boolean } & CallOptions): Promise<AddResult> {
+    return this.http.send({ method: "POST", path: "/v1/memory/add", json: body({
+      text: input.text, dataset: input.dataset, at: iso(input.at), client_ref: input.clientRef, role: input.role,
+      chat: input.chat, message_id: input.messageId, temporary: input.temporary }) }, call(input));
+  }
+
+  /** Queue a turn and return at once (`status: "processing"`); a worker mines it. */
+  addTurn(input: { dataset: string; role: Role; content: string; thread?: string; clientRef?: string; at?: Time;
+    chat?: string; temporary?: boolean; messageId?: string } & CallOptions): Promise<Receipt> {
+    return this.http.send({ method: "POST", path: "/v1/memory/add_turn", json: body({
+      dataset: input.dataset, role: input.role, content: input.content, thread: input.thread,
+      client_ref: input.clientRef, at: iso(input.at), chat: input.chat, temporary: input.temporary,
+      message_id: input.messageId }) }, call(input));
+  }
+
+  /** A queued turn's progress (`status(requestId)`), or a fact's (`status({ memoryId })`). */
+  status(requestId: string, options?: CallOptions): Promise<Receipt>;
+  status(which: { memoryId: string } & CallOptions): Promise<MemoryStatus>;
+  status(which: string | ({ memoryId: string } & CallOptions), options?: CallOptions): Promise<Receipt | MemoryStatus> {
+    const id = typeof which === "string" ? which : which.memoryId;
+    if (!id) throw new InputError("pass a request id or { memoryId }");
+    return this.http.send({ method: "GET", path: `/v1/memory/status/${q(id)}` },
+      call(typeof which === "string" ? options : which));
+  }
+
+  /** Wait until no queued turn is left (polls `GET /v1/jobs/open`): for scripts and tests. */
+  async flush(options: CallOptions & { pollMs?: number } = {}): Promise<void> {
+    const deadline = options.timeoutMs === undefined ? Infinity : Date.now() + options.timeoutMs;
+    for (;;) {
+      const open = await this.http.send<{ count: number }>({ method: "GET", path: "/v1/jobs/open" },
+        { signal: options.signal, environment: options.environment });
+      if (open.count === 0) return;
+      if (Date.now() > deadline) throw new InputError(`jobs still open after ${options.timeoutMs} ms`);
+      options.signal?.throwIfAborted();
+      await sleep(options.pollMs ?? 50);
+    }
+  }
+
+  /** What is remembered that bears on `query`: ranked facts, notes, messages and a context block. */
+  recall(input: { query: string; dataset: string; limit?: number; budget?: number; asOf?: Time } & CallOptions): Promise<RecallResult> {
+    return this.http.send({ method: "POST", path: "/v1/recall", json: body({
+      query: input.query, dataset: input.dataset, limit: input.limit, budget: input.budget, as_of: iso(input.asOf) }) },
+    call(input));
+  }
+
+  /** Facts live now, live `asOf` a time, or the whole history (`includeInvalidated`). */
+  listFacts(dataset: string, options: { q?: string; limit?: number; offset?: number; includeInvalidated?: boolean;
+    asOf?: Time; entity?: string; kind?: string; entityType?: string; messageId?: string;
+    order?: "time" | "anchor" | "slot" } & CallOptions = {}): Promise<FactPage> {
+    const query: Query = { q: options.q, limit: options.limit, offset: options.offset,
+      include_invalidated: options.includeInvalidated, as_of: iso(options.asOf), entity: options.entity,
+      kind: options.kind, entity_type: options.entityType, message_id: options.messageId, order: options.order };
+    return this.http.send({ method: "GET", path: `/v1/datasets/${q(dataset)}/facts`, query }, call(options));
+  }
+
+  listEntities(dataset: string, options: { type?: string } & CallOptions = {}): Promise<Entity[]> {
+    return this.http.send({ method: "GET", path: `/v1/datasets/${q(dataset)}/entities`, query: { type: options.type } },
+      call(options));
+  }
+
+  /** Soft delete: the fact leaves every live view and stays in the history. */
+  deleteFact(dataset: string, factId: string, options?: CallOptions): Promise<void> {
+    return this.http.send({ method: "DELETE", path: `/v1/datasets/${q(dataset)}/facts/${q(factId)}`, read: "none" },
+      call(options));
+  }
+
+  /** Compute the vectors still missing; the number of facts embedded. */
+  async embedPending(options?: CallOptions): Promise<number> {
+    return (await this.http.send<{ count: number }>({ method: "POST", path: "/v1/embed_pending" }, call(options))).count;
+  }
+
+  /** Queue the failed jobs again (of one dataset, or all); how many. */
+  async retryFailed(dataset?: string, options?: CallOptions): Promise<number> {
+    return (await this.http.send<{ count: number }>({ method: "POST", path: "/v1/jobs/retry_failed",
+      json: { dataset: dataset ?? null } }, call(options))).count;
+  }
+
+  jobs(options: { dataset?: string; status?: "queued" | "distilling" | "done" | "failed"; limit?: number;
+    offset?: number } & CallOptions = {}): Promise<Job[]> {
+    return this.http.send({ method: "GET", path: "/v1/jobs", query: { dataset: options.dataset, status: options.status,
+      limit: options.limit, offset: options.offset } }, call(options));
+  }
+
+  /** The end users holding anything, with their counts (`q`: part of the name). */
+  datasets(options: { q?: string; limit?: number; offset?: number } & CallOptions = {}): Promise<DatasetPage> {
+    return this.http.send({ method: "GET", path: "/v1/datasets", query: { q: options.q, limit: options.limit,
+      offset: options.offset } }, call(options));
+  }
+
+  /** Erase one end user for good (a service key); the rows removed, by kind. */
+  deleteDataset(dataset: string, options?: CallOptions): Promise<Record<string, number>> {
+    return this.http.send({ method: "DELETE", path: `/v1/datasets/${q(dataset)}` }, call(options));
+  }
+
+  /** Run one memory_20250818 command as Claude sent it; its text, or MemoryToolError with the text to send back. */
+  memoryTool(dataset: string, command: MemoryCommand | Record<string, unknown>, options?: Namespaced): Promise<string> {
+    return this.core.memoryTool(dataset, command, options);
+  }
+
+  /** Every record as JSON lines (`for await (const line of memory.export())`), for `import` elsewhere. */
+  export(options: { dataset?: string; includeVectors?: boolean } & CallOptions = {}): Promise<AsyncIterable<string>> {
+    return this.http.send({ method: "GET", path: "/v1/export", read: "lines",
+      query: { dataset: options.dataset, include_vectors: options.includeVectors } }, call(options));
+  }
+
+  /** Load an export (lines, or an async stream of them) into the key's project; the rows imported, by kind. */
+  async import(lines: Iterable<string> | AsyncIterable<string>, options: { embed?: boolean } & CallOptions = {}): Promise<Record<string, number>> {
+    let text = "";
+    for await (const line of lines) text += line.endsWith("\n") ? line : `${line}\n`;
+    return this.http.send({ method: "POST", path: "/v1/import", ndjson: text, query: { embed: options.embed } },
+      call(options));
+  }
+
+  /** A client acting as one end user: mints a user token (bound to `dataset`) with this client's service key. */
+  async asUser(dataset: string, options: { role?: "member" | "admin"; expiresIn?: number } & CallOptions = {}): Promise<Memory> {
+    const minted = await this.http.send<{ token: string }>({ method: "POST", path: "/v1/tokens",
+      json: body({ dataset, role: options.role ?? "member", expires_in: options.expiresIn }) }, call(options));
+    return new Memory(this.url, { ...this.http.options, apiKey: minted.token });
+  }
+
+  health(options?: CallOptions): Promise<Health> {
+    return this.http.send({ method: "GET", path: "/v1/health" }, call(options));
+  }
+
+  /** Nothing to release (fetch keeps no client); here so code written for the Python SDK reads the same. */
+  close(): void {}
+}
+
+class Part {
+  constructor(protected readonly http: Http) {}
+}
+
+export class Messages extends Part {
+  /** Keep a message searchable without mining it; null for a temporary chat. */
+  index(dataset: string, content: string, options: { role?: Role; chat?: string; messageId?: string; at?: Time;
+    temporary?: boolean } & CallOptions = {}): Promise<Episode | null> {
+    return this.http.send({ method: "POST", path: `/v1/datasets/${q(dataset)}/messages`, json: body({ content,
+      role: options.role, chat: options.chat, message_id: options.messageId, at: iso(options.at),
+      temporary: options.temporary }) }, call(options));
+  }
+
+  get(dataset: string, messageId: string, options?: CallOptions): Promise<Episode> {
+    return this.http.send({ method: "GET", path: `/v1/datasets/${q(dataset)}/messages/${q(messageId)}` }, call(options));
+  }
+
+  /** The dataset's conversations, latest first, with their counts (`chat: null`: the messages of no chat). */
+  chats(dataset: string, options: { limit?: number; offset?: number } & CallOptions = {}): Promise<ChatPage> {
+    return this.http.send({ method: "GET", path: `/v1/datasets/${q(dataset)}/chats`,
+      query: { limit: options.limit, offset: options.offset } }, call(options));
+  }
+
+  /** One conversation oldest first (`chat` null: the messages of no chat). */
+  thread(dataset: string, chat: string | null, options: { limit?: number; offset?: number } & CallOptions = {}): Promise<MessagePage> {
+    return this.http.send({ method: "GET", path: `/v1/datasets/${q(dataset)}/thread`,
+      query: { chat: chat ?? undefined, limit: options.limit, offset: options.offset } }, call(options));
+  }
+
+  search(dataset: string, query: string, options: { excludeChat?: string; limit?: number } & CallOptions = {}): Promise<MessageHit[]> {
+    return this.http.send({ method: "GET", path: `/v1/datasets/${q(dataset)}/messages/search`,
+      query: { q: query, exclude_chat: options.excludeChat, limit: options.limit } }, call(options));
+  }
+}
+
+export class Notes extends Part {
+  /** Keep a note; saving a text the namespace already holds returns that note. */
+  save(dataset: string, text: string, options?: Namespaced): Promise<Note> {
+    return this.http.send({ method: "POST", path: `/v1/datasets/${q(dataset)}/notes`,
+      json: { text, namespace: options?.namespace ?? "user" } }, call(options));
+  }
+
+  /** Save many, skipping near-duplicates of kept notes. */
+  saveExtracted(dataset: string, texts: string[], options: Namespaced & { dedupeThreshold?: number } = {}): Promise<Note[]> {
+    return this.http.send({ method: "POST", path: `/v1/datasets/${q(dataset)}/notes/extracted`,
+      json: body({ texts, namespace: options.namespace ?? "user", dedupe_threshold: options.dedupeThreshold }) }, call(options));
+  }
+
+  search(dataset: string, query: string, options: { limit?: number; namespace?: string | string[] } & CallOptions = {}): Promise<NoteHit[]> {
+    return this.http.send({ method: "GET", path: `/v1/datasets/${q(dataset)}/notes/search`,
+      query: { q: query, limit: options.limit, namespace: options.namespace } }, call(options));
+  }
+
+  list(dataset: string, options: { namespace?: string; includeForgotten?: boolean; limit?: number; offset?: number } & CallOptions = {}): Promise<Note[]> {
+    return this.http.send({ method: "GET", path: `/v1/datasets/${q(dataset)}/notes`, query: {
+      namespace: options.namespace, include_forgotten: options.includeForgotten, limit: options.limit,
+      offset: options.offset } }, call(options));
+  }
+
+  /** Forget a note (it leaves search; kept, marked forgotten), optionally pointing to the note replacing it. */
+  forget(dataset: string, noteId: string, options: { supersededBy?: string } & CallOptions = {}): Promise<void> {
+    return this.http.send({ method: "POST", path: `/v1/datasets/${q(dataset)}/notes/${q(noteId)}/forget`,
+      json: { superseded_by: options.supersededBy ?? null }, read: "none" }, call(options));
+  }
+}
+
+export class Core extends Part {
+  async memoryTool(dataset: string, command: MemoryCommand | Record<string, unknown>, options?: Namespaced): Promise<string> {
+    const result = await this.http.send<{ content: string; is_error: boolean }>({ method: "POST",
+      path: `/v1/datasets/${q(dataset)}/memory_tool`, json: { command, namespace: options?.namespace ?? "user" } },
+    call(options));
+    if (result.is_error) throw new MemoryToolError(result.content);
+    return result.content;
+  }
+
+  async view(dataset: string, path = "/memories", options?: Namespaced): Promise<string> {
+    return (await this.http.send<{ text: string }>({ method: "GET", path: `/v1/datasets/${q(dataset)}/core/view`,
+      query: { path, namespace: options?.namespace ?? "user" } }, call(options))).text;
+  }
+
+  read(dataset: string, path: string, options?: Namespaced): Promise<CoreFile> {
+    return this.http.send({ method: "GET", path: `/v1/datasets/${q(dataset)}/core/file`,
+      query: { path, namespace: options?.namespace ?? "user" } }, call(options));
+  }
+
+  list(dataset: string, options?: Namespaced): Promise<CoreFile[]> {
+    return this.http.send({ method: "GET", path: `/v1/datasets/${q(dataset)}/core`,
+      query: { namespace: options?.namespace ?? "user" } }, call(options));
+  }
+
+  /** The kept versions, oldest first unless `newestFirst`. */
+  history(dataset: string, path: string, options: Namespaced & { limit?: number; offset?: number; newestFirst?: boolean } = {}): Promise<CoreFileVersion[]> {
+    return this.http.send({ method: "GET", path: `/v1/datasets/${q(dataset)}/core/history`, query: {
+      path, namespace: options.namespace ?? "user", limit: options.limit, offset: options.offset || undefined,
+      newest_first: options.newestFirst || undefined } }, call(options));
+  }
+
+  /** Create or overwrite; with `expectedVersion`, only if the file is still at it (0: must not exist), else MemoryConflict. */
+  write(dataset: string, path: string, text: string, options: Namespaced & { expectedVersion?: number } = {}): Promise<CoreFile> {
+    return this.http.send({ method: "PUT", path: `/v1/datasets/${q(dataset)}/core/file`, json: { path, text,
+      expected_version: options.expectedVersion ?? null, namespace: options.namespace ?? "user" } }, call(options));
+  }
+
+  strReplace(dataset: string, path: string, old: string, replacement = "", options: Namespaced & { expectedVersion?: number } = {}): Promise<CoreFile> {
+    return this.http.send({ method: "POST", path: `/v1/datasets/${q(dataset)}/core/str_replace`, json: { path, old,
+      new: replacement, expected_version: options.expectedVersion ?? null, namespace: options.namespace ?? "user" } },
+    call(options));
+  }
+
+  insert(dataset: string, path: string, line: number, text: string, options?: Namespaced): Promise<CoreFile> {
+    return this.http.send({ method: "POST", path: `/v1/datasets/${q(dataset)}/core/insert`, json: { path, line, text,
+      namespace: options?.namespace ?? "user" } }, call(options));
+  }
+
+  remove(dataset: string, path: string, options?: Namespaced): Promise<void> {
+    return this.http.send({ method: "POST", path: `/v1/datasets/${q(dataset)}/core/remove`, json: { path,
+      namespace: options?.namespace ?? "user" }, read: "none" }, call(options));
+  }
+
+  rename(dataset: string, oldPath: string, newPath: string, options?: Namespaced): Promise<void> {
+    return this.http.send({ method: "POST", path: `/v1/datasets/${q(dataset)}/core/rename`, json: { old_path: oldPath,
+      new_path: newPath, namespace: options?.namespace ?? "user" }, read: "none" }, call(options));
+  }
+
+  /** The core files as one block for the system prompt (the user's and the organization's by default). */
+  async render(dataset: string, options: { namespaces?: string[]; maxRender?: number } & CallOptions = {}): Promise<string> {
+    return (await this.http.send<{ text: string }>({ method: "GET", path: `/v1/datasets/${q(dataset)}/core/render`,
+      query: { namespaces: options.namespaces?.length ? options.namespaces : undefined, max_render: options.maxRender } },
+    call(options))).text;
+  }
+}
+
+const docPath = (path: string) => path.split("/").map(encodeURIComponent).join("/");
+
+export class Documents extends Part {
+  read(scopeKey: string, path: string, options?: CallOptions): Promise<Document> {
+    return this.http.send({ method: "GET", path: `/v1/documents/${q(scopeKey)}/${docPath(path)}` }, call(options));
+  }
+
+  /** `expectedVersion` undefined: the document must not exist yet; a stale one raises DocumentConflict. */
+  write(scopeKey: string, path: string, text: string, options: { expectedVersion?: number; expiresIn?: number } & CallOptions = {}): Promise<Document> {
+    return this.http.send({ method: "PUT", path: `/v1/documents/${q(scopeKey)}/${docPath(path)}`, json: { text,
+      expected_version: options.expectedVersion ?? null, expires_in: options.expiresIn ?? null } }, call(options));
+  }
+
+  list(scopeKey: string, options: { prefix?: string } & CallOptions = {}): Promise<Document[]> {
+    return this.http.send({ method: "GET", path: `/v1/documents/${q(scopeKey)}`, query: { prefix: options.prefix ?? "" } },
+      call(options));
+  }
+
+  delete(scopeKey: string, path: string, options?: CallOptions): Promise<void> {
+    return this.http.send({ method: "DELETE", path: `/v1/documents/${q(scopeKey)}/${docPath(path)}`, read: "none" },
+      call(options));
+  }
+
+  /** Remove expired documents; how many. */
+  async purge(options?: CallOptions): Promise<number> {
+    return (await this.http.send<{ count: number }>({ method: "POST", path: "/v1/documents_purge" }, call(options))).count;
+  }
+}

@@ -1,0 +1,186 @@
+/**
+ * Sending one call: the credential and environment headers, a timeout and the caller's AbortSignal, waiting
+ * out short 429/503 answers (their Retry-After), and turning error bodies into the error tree.
+ */
+import { ConnectionError, KenningError, TimeoutError, errorFromResponse } from "./errors.js";
+
+export interface ClientOptions {
+  /** A service, admin or member API key, or a user token (`ut_…`); none in development mode. */
+  apiKey?: string;
+  /** The environment every call addresses unless it names its own (`X-Kenning-Environment`); default `default`. */
+  environment?: string;
+  /** Milliseconds a call may take, retries included (default 30,000). */
+  timeoutMs?: number;
+  /** How often a 429 or 503 is sent again after waiting (default 3). */
+  maxRetries?: number;
+  /** A longer Retry-After than this (ms, default 10,000) is not waited out: the error reaches the caller. */
+  maxRetryWaitMs?: number;
+  /** Told before each retry (for logs and tests). */
+  onRetry?: (info: { attempt: number; status: number; waitMs: number; path: string }) => void;
+  /** Another fetch (a proxy's, a test's); the platform's by default. */
+  fetch?: typeof fetch;
+}
+
+/** What every method also takes. */
+export interface CallOptions {
+  /** Abort the call (and any wait before a retry). */
+  signal?: AbortSignal;
+  /** This call's own timeout in ms. */
+  timeoutMs?: number;
+  /** This call's environment. */
+  environment?: string;
+}
+
+export type Query = Record<string, string | number | boolean | null | undefined | readonly string[]>;
+
+export interface Request {
+  method: "GET" | "POST" | "PUT" | "DELETE";
+  path: string;
+  query?: Query;
+  json?: unknown;
+  ndjson?: string;
+  /** How to read a successful answer: parsed JSON (default), text, a line stream, or nothing. */
+  read?: "json" | "text" | "lines" | "none";
+}
+
+const RETRIED = new Set([429, 503]);
+
+export class Http {
+  readonly url: string;
+  readonly options: Readonly<ClientOptions>;
+
+  constructor(url: string, options: ClientOptions = {}) {
+    if (!/^https?:\/\//.test(url)) throw new KenningError(`the server URL must start with http:// or https://, not ${JSON.stringify(url)}`, { code: "CONFIG_ERROR" });
+    this.url = url.replace(/\/+$/, "");
+    this.options = { timeoutMs: 30_000, maxRetries: 3, maxRetryWaitMs: 10_000, ...options };
+  }
+
+  async send<T>(request: Request, call: CallOptions = {}): Promise<T> {
+    const timeoutMs = call.timeoutMs ?? this.options.timeoutMs!;
+    const timer = new AbortController();
+    const timeout = setTimeout(() => timer.abort(new TimeoutError(`no answer from ${this.url} within ${timeoutMs} ms`)), timeoutMs);
+    const signal = call.signal ? AbortSignal.any([call.signal, timer.signal]) : timer.signal;
+    const streaming = request.read === "lines";
+    try {
+      const response = await this.exchange(request, call, signal);
+      if (streaming) {
+        clearTimeout(timeout);   // a long export streams for as long as it needs; the signal still stops it
+        return lines(response, signal) as T;
+      }
+      if (request.read === "none" || response.status === 204) return undefined as T;
+      const body = await response.text();
+      if (request.read === "text") return body as T;
+      return (body ? JSON.parse(body) : undefined) as T;
+    } catch (error) {
+      throw settle(error, signal);
+    } finally {
+      if (!streaming) clearTimeout(timeout);
+    }
+  }
+
+  private async exchange(request: Request, call: CallOptions, signal: AbortSignal): Promise<Response> {
+    const fetcher = this.options.fetch ?? fetch;
+    const url = this.url + request.path + queryString(request.query);
+    const headers: Record<string, string> = { accept: request.read === "lines" ? "application/x-ndjson" : "application/json" };
+    if (this.options.apiKey) headers.authorization = `Bearer ${this.options.apiKey}`;
+    const environment = call.environment ?? this.options.environment;
+    if (environment) headers["x-kenning-environment"] = environment;
+    let body: string | undefined;
+    if (request.ndjson !== undefined) {
+      headers["content-type"] = "application/x-ndjson";
+      body = request.ndjson;
+    } else if (request.json !== undefined) {
+      headers["content-type"] = "application/json";
+      body = JSON.stringify(request.json);
+    }
+    for (let attempt = 0; ; attempt++) {
+      let response: Response;
+      try {
+        response = await fetcher(url, { method: request.method, headers, body, signal });
+      } catch (error) {
+        if (signal.aborted) throw error;
+        throw new ConnectionError(`cannot reach the kenning server at ${this.url}: ${describe(error)}`, { cause: error });
+      }
+      if (response.ok) return response;
+      const retryAfter = retryAfterSeconds(response.headers.get("retry-after"));
+      const waitMs = RETRIED.has(response.status) ? waitFor(response.status, retryAfter, attempt) : undefined;
+      if (waitMs === undefined || waitMs > this.options.maxRetryWaitMs! || attempt >= this.options.maxRetries!) {
+        throw errorFromResponse(response.status, await response.text(), retryAfter);
+      }
+      await response.body?.cancel();
+      this.options.onRetry?.({ attempt: attempt + 1, status: response.status, waitMs, path: request.path });
+      await sleep(waitMs, signal);
+    }
+  }
+}
+
+function queryString(query: Query | undefined): string {
+  if (!query) return "";
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) {
+    if (value === undefined || value === null) continue;
+    params.set(key, Array.isArray(value) ? value.join(",") : String(value));
+  }
+  const text = params.toString();
+  return text ? `?${text}` : "";
+}
+
+/** Retry-After as seconds: a number of seconds or an HTTP date. */
+function retryAfterSeconds(header: string | null): number | undefined {
+  if (header === null || header.trim() === "") return undefined;
+  const seconds = Number(header);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds);
+  const at = Date.parse(header);
+  return Number.isNaN(at) ? undefined : Math.max(0, (at - Date.now()) / 1000);
+}
+
+/** How long to wait before sending again: the server's Retry-After, else a short backoff (a 503 without one). */
+function waitFor(status: number, retryAfter: number | undefined, attempt: number): number {
+  if (retryAfter !== undefined) return retryAfter * 1000;
+  return status === 503 ? 250 * 2 ** attempt : 1000;
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const done = () => { signal.removeEventListener("abort", stop); resolve(); };
+    const timer = setTimeout(done, ms);
+    const stop = () => { clearTimeout(timer); reject(signal.reason); };
+    signal.addEventListener("abort", stop, { once: true });
+  });
+}
+
+/** An abort from our own timer is a TimeoutError; the caller's abort stays the caller's reason. */
+function settle(error: unknown, signal: AbortSignal): unknown {
+  if (signal.aborted && signal.reason instanceof TimeoutError) return signal.reason;
+  return error;
+}
+
+function describe(error: unknown): string {
+  const cause = (error as { cause?: { code?: string; message?: string } })?.cause;
+  return cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
+}
+
+/** The body's lines as they arrive (each with its newline), for exports of any size. */
+async function* lines(response: Response, signal: AbortSignal): AsyncGenerator<string> {
+  if (!response.body) return;
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  let rest = "";
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      rest += value;
+      let end: number;
+      while ((end = rest.indexOf("\n")) >= 0) {
+        yield rest.slice(0, end + 1);
+        rest = rest.slice(end + 1);
+      }
+    }
+    if (rest) yield rest + "\n";
+  } catch (error) {
+    throw settle(error, signal);
+  } finally {
+    reader.releaseLock();
+  }
+}
