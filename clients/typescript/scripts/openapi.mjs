@@ -25,5 +25,6 @@ export function serverDocument() {
 }
 
 export async function typesFor(document) {
-  return HEADER + astToString(await openapiTS(document, { alphabetize: true }));
+  // defaultNonNullable off: a body field with a default may be left out (the server fills it in)
+  return HEADER + astToString(await openapiTS(document, { alphabetize: true, defaultNonNullable: false }));
 }

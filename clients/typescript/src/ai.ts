@@ -22,7 +22,7 @@ import type { Memory, MemoryCommand, Role } from "./client.js";
 
 /** What `anthropic.tools.memory_20250818` needs of a provider: `@ai-sdk/anthropic`'s `anthropic`, or one made by `createAnthropic`. */
 export interface AnthropicTools {
-  tools: { memory_20250818: (options: { execute: (input: MemoryCommand) => Promise<string> }) => Tool };
+  tools: { memory_20250818: (options: { execute: (input: MemoryCommand, options: { abortSignal?: AbortSignal }) => Promise<string> }) => Tool };
 }
 
 /**
@@ -32,7 +32,8 @@ export interface AnthropicTools {
  */
 export function memoryTool(memory: Memory, dataset: string, options: { anthropic: AnthropicTools; namespace?: string }): Tool {
   return options.anthropic.tools.memory_20250818({
-    execute: (command: MemoryCommand) => memory.memoryTool(dataset, command, { namespace: options.namespace }),
+    execute: (command: MemoryCommand, { abortSignal }: { abortSignal?: AbortSignal }) =>
+      memory.memoryTool(dataset, command, { namespace: options.namespace, signal: abortSignal }),
   });
 }
 
@@ -73,12 +74,13 @@ export function rememberTool(memory: Memory, dataset: string, options: { namespa
 }
 
 /** `recall` and `remember`, plus `memory` (Claude's memory tool) when given `anthropic`. */
-export function kenningTools(memory: Memory, dataset: string, options: { anthropic?: AnthropicTools; namespace?: string; limit?: number } = {}): Record<string, Tool> {
+export function kenningTools(memory: Memory, dataset: string, options: { anthropic?: AnthropicTools; namespace?: string;
+  limit?: number; budget?: number } = {}): Record<string, Tool> {
   const tools: Record<string, Tool> = {
-    recall: recallTool(memory, dataset, { limit: options.limit }),
+    recall: recallTool(memory, dataset, { limit: options.limit, budget: options.budget }),
     remember: rememberTool(memory, dataset, { namespace: options.namespace }),
   };
-  if (options.anthropic) tools.memory = memoryTool(memory, dataset, { anthropic: options.anthropic });
+  if (options.anthropic) tools.memory = memoryTool(memory, dataset, { anthropic: options.anthropic, namespace: options.namespace });
   return tools;
 }
 
@@ -115,7 +117,10 @@ export interface TurnRecorder {
  */
 export function turnRecorder(memory: Memory, options: { dataset: string; thread?: string; chat?: string;
   onError?: (error: unknown) => void }): TurnRecorder {
-  const onError = options.onError ?? ((error: unknown) => console.error("kenning: a turn was not recorded:", error));
+  const report = options.onError ?? ((error: unknown) => console.error("kenning: a turn was not recorded:", error));
+  const onError = (error: unknown) => {
+    try { report(error); } catch { /* a failing handler must not stop the turns after it */ }
+  };
   // Turns are stamped when they happen and sent one after another, so the server keeps them in the order
   // they were said even when the answer finishes before the user's turn has been sent.
   let last = 0;

@@ -5,7 +5,7 @@
  */
 import type { components } from "./openapi.js";
 import { type CallOptions, type ClientOptions, Http, type Query } from "./http.js";
-import { InputError, MemoryToolError } from "./errors.js";
+import { InputError, MemoryToolError, TimeoutError } from "./errors.js";
 
 type Schemas = components["schemas"];
 export type AddResult = Schemas["AddResult"];
@@ -45,14 +45,22 @@ export type Namespaced = CallOptions & { namespace?: string };
 
 const q = encodeURIComponent;
 const iso = (t: Time | undefined) => (t instanceof Date ? t.toISOString() : t);
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => { signal?.removeEventListener("abort", stop); resolve(); }, ms);
+    const stop = () => { clearTimeout(timer); reject(signal!.reason); };
+    signal?.addEventListener("abort", stop, { once: true });
+  });
+}
 function call(options: CallOptions | undefined): CallOptions {
   const { signal, timeoutMs, environment } = options ?? {};
   return { signal, timeoutMs, environment };
 }
-/** Drop undefined fields, so the server's defaults apply. */
-function body<T extends Record<string, unknown>>(fields: T): Partial<T> {
-  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as Partial<T>;
+/** A request body checked against the server's schema for it (a renamed field fails to compile after
+ * `npm run generate`); fields left undefined are not sent, so the server's defaults apply. */
+function typed<K extends keyof Schemas>(fields: Schemas[K]): Schemas[K] {
+  return fields;
 }
 
 /** kenning over HTTP. `new Memory("http://127.0.0.1:8420", { apiKey })`. */
@@ -77,7 +85,7 @@ export class Memory {
   /** Mine one message now: facts extracted, deduplicated, superseded; the receipt says what happened. */
   add(input: { text: string; dataset: string; at?: Time; clientRef?: string; role?: Role; chat?: string;
     messageId?: string; temporary?: boolean } & CallOptions): Promise<AddResult> {
-    return this.http.send({ method: "POST", path: "/v1/memory/add", json: body({
+    return this.http.send({ method: "POST", path: "/v1/memory/add", json: typed<"AddBody">({
       text: input.text, dataset: input.dataset, at: iso(input.at), client_ref: input.clientRef, role: input.role,
       chat: input.chat, message_id: input.messageId, temporary: input.temporary }) }, call(input));
   }
@@ -85,7 +93,7 @@ export class Memory {
   /** Queue a turn and return at once (`status: "processing"`); a worker mines it. */
   addTurn(input: { dataset: string; role: Role; content: string; thread?: string; clientRef?: string; at?: Time;
     chat?: string; temporary?: boolean; messageId?: string } & CallOptions): Promise<Receipt> {
-    return this.http.send({ method: "POST", path: "/v1/memory/add_turn", json: body({
+    return this.http.send({ method: "POST", path: "/v1/memory/add_turn", json: typed<"AddTurnBody">({
       dataset: input.dataset, role: input.role, content: input.content, thread: input.thread,
       client_ref: input.clientRef, at: iso(input.at), chat: input.chat, temporary: input.temporary,
       message_id: input.messageId }) }, call(input));
@@ -94,8 +102,8 @@ export class Memory {
   /** A queued turn's progress (`status(requestId)`), or a fact's (`status({ memoryId })`). */
   status(requestId: string, options?: CallOptions): Promise<Receipt>;
   status(which: { memoryId: string } & CallOptions): Promise<MemoryStatus>;
-  status(which: string | ({ memoryId: string } & CallOptions), options?: CallOptions): Promise<Receipt | MemoryStatus> {
-    const id = typeof which === "string" ? which : which.memoryId;
+  async status(which: string | ({ memoryId: string } & CallOptions), options?: CallOptions): Promise<Receipt | MemoryStatus> {
+    const id = typeof which === "string" ? which : which?.memoryId;
     if (!id) throw new InputError("pass a request id or { memoryId }");
     return this.http.send({ method: "GET", path: `/v1/memory/status/${q(id)}` },
       call(typeof which === "string" ? options : which));
@@ -108,15 +116,14 @@ export class Memory {
       const open = await this.http.send<{ count: number }>({ method: "GET", path: "/v1/jobs/open" },
         { signal: options.signal, environment: options.environment });
       if (open.count === 0) return;
-      if (Date.now() > deadline) throw new InputError(`jobs still open after ${options.timeoutMs} ms`);
-      options.signal?.throwIfAborted();
-      await sleep(options.pollMs ?? 50);
+      if (Date.now() > deadline) throw new TimeoutError(`${open.count} job(s) still open after ${options.timeoutMs} ms`);
+      await sleep(options.pollMs ?? 50, options.signal);
     }
   }
 
   /** What is remembered that bears on `query`: ranked facts, notes, messages and a context block. */
   recall(input: { query: string; dataset: string; limit?: number; budget?: number; asOf?: Time } & CallOptions): Promise<RecallResult> {
-    return this.http.send({ method: "POST", path: "/v1/recall", json: body({
+    return this.http.send({ method: "POST", path: "/v1/recall", json: typed<"RecallBody">({
       query: input.query, dataset: input.dataset, limit: input.limit, budget: input.budget, as_of: iso(input.asOf) }) },
     call(input));
   }
@@ -150,7 +157,7 @@ export class Memory {
   /** Queue the failed jobs again (of one dataset, or all); how many. */
   async retryFailed(dataset?: string, options?: CallOptions): Promise<number> {
     return (await this.http.send<{ count: number }>({ method: "POST", path: "/v1/jobs/retry_failed",
-      json: { dataset: dataset ?? null } }, call(options))).count;
+      json: typed<"RetryBody">({ dataset: dataset ?? null }) }, call(options))).count;
   }
 
   jobs(options: { dataset?: string; status?: "queued" | "distilling" | "done" | "failed"; limit?: number;
@@ -181,18 +188,19 @@ export class Memory {
       query: { dataset: options.dataset, include_vectors: options.includeVectors } }, call(options));
   }
 
-  /** Load an export (lines, or an async stream of them) into the key's project; the rows imported, by kind. */
-  async import(lines: Iterable<string> | AsyncIterable<string>, options: { embed?: boolean } & CallOptions = {}): Promise<Record<string, number>> {
+  /** Load an export (its text, its lines, or an async stream of them) into the key's project; the rows imported, by kind. */
+  async import(lines: string | Iterable<string> | AsyncIterable<string>, options: { embed?: boolean } & CallOptions = {}): Promise<Record<string, number>> {
     let text = "";
-    for await (const line of lines) text += line.endsWith("\n") ? line : `${line}\n`;
+    if (typeof lines === "string") text = lines.endsWith("\n") ? lines : `${lines}\n`;
+    else for await (const line of lines) text += line.endsWith("\n") ? line : `${line}\n`;
     return this.http.send({ method: "POST", path: "/v1/import", ndjson: text, query: { embed: options.embed } },
       call(options));
   }
 
   /** A client acting as one end user: mints a user token (bound to `dataset`) with this client's service key. */
-  async asUser(dataset: string, options: { role?: "member" | "admin"; expiresIn?: number } & CallOptions = {}): Promise<Memory> {
+  async asUser(dataset: string, options: { role?: "member" | "admin" | "owner"; expiresIn?: number } & CallOptions = {}): Promise<Memory> {
     const minted = await this.http.send<{ token: string }>({ method: "POST", path: "/v1/tokens",
-      json: body({ dataset, role: options.role ?? "member", expires_in: options.expiresIn }) }, call(options));
+      json: typed<"TokenBody">({ dataset, role: options.role ?? "member", expires_in: options.expiresIn }) }, call(options));
     return new Memory(this.url, { ...this.http.options, apiKey: minted.token });
   }
 
@@ -212,7 +220,7 @@ export class Messages extends Part {
   /** Keep a message searchable without mining it; null for a temporary chat. */
   index(dataset: string, content: string, options: { role?: Role; chat?: string; messageId?: string; at?: Time;
     temporary?: boolean } & CallOptions = {}): Promise<Episode | null> {
-    return this.http.send({ method: "POST", path: `/v1/datasets/${q(dataset)}/messages`, json: body({ content,
+    return this.http.send({ method: "POST", path: `/v1/datasets/${q(dataset)}/messages`, json: typed<"MessageBody">({ content,
       role: options.role, chat: options.chat, message_id: options.messageId, at: iso(options.at),
       temporary: options.temporary }) }, call(options));
   }
@@ -243,13 +251,13 @@ export class Notes extends Part {
   /** Keep a note; saving a text the namespace already holds returns that note. */
   save(dataset: string, text: string, options?: Namespaced): Promise<Note> {
     return this.http.send({ method: "POST", path: `/v1/datasets/${q(dataset)}/notes`,
-      json: { text, namespace: options?.namespace ?? "user" } }, call(options));
+      json: typed<"NoteBody">({ text, namespace: options?.namespace ?? "user" }) }, call(options));
   }
 
   /** Save many, skipping near-duplicates of kept notes. */
   saveExtracted(dataset: string, texts: string[], options: Namespaced & { dedupeThreshold?: number } = {}): Promise<Note[]> {
     return this.http.send({ method: "POST", path: `/v1/datasets/${q(dataset)}/notes/extracted`,
-      json: body({ texts, namespace: options.namespace ?? "user", dedupe_threshold: options.dedupeThreshold }) }, call(options));
+      json: typed<"NotesBody">({ texts, namespace: options.namespace ?? "user", dedupe_threshold: options.dedupeThreshold }) }, call(options));
   }
 
   search(dataset: string, query: string, options: { limit?: number; namespace?: string | string[] } & CallOptions = {}): Promise<NoteHit[]> {
@@ -266,14 +274,14 @@ export class Notes extends Part {
   /** Forget a note (it leaves search; kept, marked forgotten), optionally pointing to the note replacing it. */
   forget(dataset: string, noteId: string, options: { supersededBy?: string } & CallOptions = {}): Promise<void> {
     return this.http.send({ method: "POST", path: `/v1/datasets/${q(dataset)}/notes/${q(noteId)}/forget`,
-      json: { superseded_by: options.supersededBy ?? null }, read: "none" }, call(options));
+      json: typed<"ForgetBody">({ superseded_by: options.supersededBy ?? null }), read: "none" }, call(options));
   }
 }
 
 export class Core extends Part {
   async memoryTool(dataset: string, command: MemoryCommand | Record<string, unknown>, options?: Namespaced): Promise<string> {
     const result = await this.http.send<{ content: string; is_error: boolean }>({ method: "POST",
-      path: `/v1/datasets/${q(dataset)}/memory_tool`, json: { command, namespace: options?.namespace ?? "user" } },
+      path: `/v1/datasets/${q(dataset)}/memory_tool`, json: typed<"ToolBody">({ command, namespace: options?.namespace ?? "user" }) },
     call(options));
     if (result.is_error) throw new MemoryToolError(result.content);
     return result.content;
@@ -303,29 +311,29 @@ export class Core extends Part {
 
   /** Create or overwrite; with `expectedVersion`, only if the file is still at it (0: must not exist), else MemoryConflict. */
   write(dataset: string, path: string, text: string, options: Namespaced & { expectedVersion?: number } = {}): Promise<CoreFile> {
-    return this.http.send({ method: "PUT", path: `/v1/datasets/${q(dataset)}/core/file`, json: { path, text,
-      expected_version: options.expectedVersion ?? null, namespace: options.namespace ?? "user" } }, call(options));
+    return this.http.send({ method: "PUT", path: `/v1/datasets/${q(dataset)}/core/file`, json: typed<"CoreWriteBody">({ path, text,
+      expected_version: options.expectedVersion ?? null, namespace: options.namespace ?? "user" }) }, call(options));
   }
 
   strReplace(dataset: string, path: string, old: string, replacement = "", options: Namespaced & { expectedVersion?: number } = {}): Promise<CoreFile> {
-    return this.http.send({ method: "POST", path: `/v1/datasets/${q(dataset)}/core/str_replace`, json: { path, old,
-      new: replacement, expected_version: options.expectedVersion ?? null, namespace: options.namespace ?? "user" } },
+    return this.http.send({ method: "POST", path: `/v1/datasets/${q(dataset)}/core/str_replace`, json: typed<"ReplaceBody">({ path, old,
+      new: replacement, expected_version: options.expectedVersion ?? null, namespace: options.namespace ?? "user" }) },
     call(options));
   }
 
   insert(dataset: string, path: string, line: number, text: string, options?: Namespaced): Promise<CoreFile> {
-    return this.http.send({ method: "POST", path: `/v1/datasets/${q(dataset)}/core/insert`, json: { path, line, text,
-      namespace: options?.namespace ?? "user" } }, call(options));
+    return this.http.send({ method: "POST", path: `/v1/datasets/${q(dataset)}/core/insert`, json: typed<"InsertBody">({ path, line, text,
+      namespace: options?.namespace ?? "user" }) }, call(options));
   }
 
   remove(dataset: string, path: string, options?: Namespaced): Promise<void> {
-    return this.http.send({ method: "POST", path: `/v1/datasets/${q(dataset)}/core/remove`, json: { path,
-      namespace: options?.namespace ?? "user" }, read: "none" }, call(options));
+    return this.http.send({ method: "POST", path: `/v1/datasets/${q(dataset)}/core/remove`, json: typed<"PathBody">({ path,
+      namespace: options?.namespace ?? "user" }), read: "none" }, call(options));
   }
 
   rename(dataset: string, oldPath: string, newPath: string, options?: Namespaced): Promise<void> {
-    return this.http.send({ method: "POST", path: `/v1/datasets/${q(dataset)}/core/rename`, json: { old_path: oldPath,
-      new_path: newPath, namespace: options?.namespace ?? "user" }, read: "none" }, call(options));
+    return this.http.send({ method: "POST", path: `/v1/datasets/${q(dataset)}/core/rename`, json: typed<"RenameBody">({ old_path: oldPath,
+      new_path: newPath, namespace: options?.namespace ?? "user" }), read: "none" }, call(options));
   }
 
   /** The core files as one block for the system prompt (the user's and the organization's by default). */
@@ -345,8 +353,8 @@ export class Documents extends Part {
 
   /** `expectedVersion` undefined: the document must not exist yet; a stale one raises DocumentConflict. */
   write(scopeKey: string, path: string, text: string, options: { expectedVersion?: number; expiresIn?: number } & CallOptions = {}): Promise<Document> {
-    return this.http.send({ method: "PUT", path: `/v1/documents/${q(scopeKey)}/${docPath(path)}`, json: { text,
-      expected_version: options.expectedVersion ?? null, expires_in: options.expiresIn ?? null } }, call(options));
+    return this.http.send({ method: "PUT", path: `/v1/documents/${q(scopeKey)}/${docPath(path)}`, json: typed<"DocumentBody">({ text,
+      expected_version: options.expectedVersion ?? null, expires_in: options.expiresIn ?? null }) }, call(options));
   }
 
   list(scopeKey: string, options: { prefix?: string } & CallOptions = {}): Promise<Document[]> {

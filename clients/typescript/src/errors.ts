@@ -69,6 +69,12 @@ export const ERRORS: Readonly<Record<string, typeof KenningError>> = Object.free
   Object.fromEntries([[KenningError.code, KenningError], ...CLASSES.map((c) => [c.code, c])]),
 );
 
+/** For an error body that is not ours (a proxy's page): the class its status means. */
+const BY_STATUS: Readonly<Record<number, typeof KenningError>> = {
+  400: InputError, 401: Unauthorized, 403: PermissionDenied, 404: NotFound, 409: Conflict, 413: TextTooLarge,
+  415: UnsupportedMediaType, 422: InputError, 429: RateLimited,
+};
+
 /** The error a failed HTTP answer stands for: its code's class, or KenningError for a body that is not ours. */
 export function errorFromResponse(status: number, body: string, retryAfter: number | undefined): KenningError {
   let code: string | undefined;
@@ -82,8 +88,8 @@ export function errorFromResponse(status: number, body: string, retryAfter: numb
   } catch {
     // not JSON: a proxy's page, say; keep the generic message
   }
-  const Class = (code && ERRORS[code]) || KenningError;
-  const error = new Class(message, { code: code ?? KenningError.code, status });
+  const Class = (code && ERRORS[code]) || BY_STATUS[status] || KenningError;
+  const error = new Class(message, { code: code ?? Class.code, status });
   if (error instanceof RateLimited && retryAfter !== undefined) error.retryAfter = retryAfter;
   return error;
 }

@@ -2,14 +2,14 @@
  * Sending one call: the credential and environment headers, a timeout and the caller's AbortSignal, waiting
  * out short 429/503 answers (their Retry-After), and turning error bodies into the error tree.
  */
-import { ConnectionError, KenningError, TimeoutError, errorFromResponse } from "./errors.js";
+import { ConnectionError, KenningError, RateLimited, TimeoutError, errorFromResponse } from "./errors.js";
 
 export interface ClientOptions {
   /** A service, admin or member API key, or a user token (`ut_…`); none in development mode. */
   apiKey?: string;
   /** The environment every call addresses unless it names its own (`X-Kenning-Environment`); default `default`. */
   environment?: string;
-  /** Milliseconds a call may take, retries included (default 30,000). */
+  /** Milliseconds a call may take, retries included (default 30,000; 0 or Infinity: no limit). */
   timeoutMs?: number;
   /** How often a 429 or 503 is sent again after waiting (default 3). */
   maxRetries?: number;
@@ -44,6 +44,8 @@ export interface Request {
 }
 
 const RETRIED = new Set([429, 503]);
+const MAX_TIMER = 2 ** 31 - 1;   // setTimeout's limit: a longer delay would fire at once
+const MIN_WAIT_MS = 50;          // a Retry-After of 0 still gets a breath before the next try
 
 export class Http {
   readonly url: string;
@@ -52,25 +54,36 @@ export class Http {
   constructor(url: string, options: ClientOptions = {}) {
     if (!/^https?:\/\//.test(url)) throw new KenningError(`the server URL must start with http:// or https://, not ${JSON.stringify(url)}`, { code: "CONFIG_ERROR" });
     this.url = url.replace(/\/+$/, "");
-    this.options = { timeoutMs: 30_000, maxRetries: 3, maxRetryWaitMs: 10_000, ...options };
+    // each default on its own: an option passed as undefined keeps the default instead of erasing it
+    this.options = { ...options, timeoutMs: options.timeoutMs ?? 30_000, maxRetries: options.maxRetries ?? 3,
+      maxRetryWaitMs: options.maxRetryWaitMs ?? 10_000 };
   }
 
   async send<T>(request: Request, call: CallOptions = {}): Promise<T> {
     const timeoutMs = call.timeoutMs ?? this.options.timeoutMs!;
+    const limited = Number.isFinite(timeoutMs) && timeoutMs > 0 && timeoutMs <= MAX_TIMER;
+    const deadline = limited ? Date.now() + timeoutMs : Infinity;
     const timer = new AbortController();
-    const timeout = setTimeout(() => timer.abort(new TimeoutError(`no answer from ${this.url} within ${timeoutMs} ms`)), timeoutMs);
-    const signal = call.signal ? AbortSignal.any([call.signal, timer.signal]) : timer.signal;
-    const streaming = request.read === "lines";
+    const timeout = limited
+      ? setTimeout(() => timer.abort(new TimeoutError(`no answer from ${this.url} within ${timeoutMs} ms`)), timeoutMs)
+      : undefined;
+    const signal = call.signal ? either(call.signal, timer.signal) : timer.signal;
+    let streaming = false;
     try {
-      const response = await this.exchange(request, call, signal);
-      if (streaming) {
-        clearTimeout(timeout);   // a long export streams for as long as it needs; the signal still stops it
+      const response = await this.exchange(request, call, signal, deadline);
+      if (request.read === "lines") {
+        streaming = true;
+        clearTimeout(timeout);   // a long export streams for as long as it needs; the caller's signal still stops it
         return lines(response, signal) as T;
       }
       if (request.read === "none" || response.status === 204) return undefined as T;
       const body = await response.text();
       if (request.read === "text") return body as T;
-      return (body ? JSON.parse(body) : undefined) as T;
+      try {
+        return (body ? JSON.parse(body) : undefined) as T;
+      } catch (error) {
+        throw new KenningError(`the answer from ${this.url}${request.path} is not JSON (a proxy's page?): ${body.slice(0, 200)}`, { status: response.status, cause: error });
+      }
     } catch (error) {
       throw settle(error, signal);
     } finally {
@@ -78,7 +91,7 @@ export class Http {
     }
   }
 
-  private async exchange(request: Request, call: CallOptions, signal: AbortSignal): Promise<Response> {
+  private async exchange(request: Request, call: CallOptions, signal: AbortSignal, deadline: number): Promise<Response> {
     const fetcher = this.options.fetch ?? fetch;
     const url = this.url + request.path + queryString(request.query);
     const headers: Record<string, string> = { accept: request.read === "lines" ? "application/x-ndjson" : "application/json" };
@@ -104,8 +117,12 @@ export class Http {
       if (response.ok) return response;
       const retryAfter = retryAfterSeconds(response.headers.get("retry-after"));
       const waitMs = RETRIED.has(response.status) ? waitFor(response.status, retryAfter, attempt) : undefined;
-      if (waitMs === undefined || waitMs > this.options.maxRetryWaitMs! || attempt >= this.options.maxRetries!) {
-        throw errorFromResponse(response.status, await response.text(), retryAfter);
+      // not retried: not a busy answer, too long a wait, out of tries, or a wait the call's deadline would cut off
+      if (waitMs === undefined || waitMs > this.options.maxRetryWaitMs! || attempt >= this.options.maxRetries!
+          || Date.now() + waitMs >= deadline) {
+        const error = errorFromResponse(response.status, await response.text(), retryAfter);
+        if (error instanceof RateLimited && error.retryAfter === undefined) error.retryAfter = 1;
+        throw error;
       }
       await response.body?.cancel();
       this.options.onRetry?.({ attempt: attempt + 1, status: response.status, waitMs, path: request.path });
@@ -136,8 +153,20 @@ function retryAfterSeconds(header: string | null): number | undefined {
 
 /** How long to wait before sending again: the server's Retry-After, else a short backoff (a 503 without one). */
 function waitFor(status: number, retryAfter: number | undefined, attempt: number): number {
-  if (retryAfter !== undefined) return retryAfter * 1000;
+  if (retryAfter !== undefined) return Math.max(MIN_WAIT_MS, retryAfter * 1000);
   return status === 503 ? 250 * 2 ** attempt : 1000;
+}
+
+/** A signal that aborts when either does, with that one's reason (AbortSignal.any, which Node has from 20.3 only). */
+function either(a: AbortSignal, b: AbortSignal): AbortSignal {
+  if (a.aborted) return a;
+  if (b.aborted) return b;
+  const both = new AbortController();
+  const onA = () => { both.abort(a.reason); b.removeEventListener("abort", onB); };
+  const onB = () => { both.abort(b.reason); a.removeEventListener("abort", onA); };
+  a.addEventListener("abort", onA, { once: true });
+  b.addEventListener("abort", onB, { once: true });
+  return both.signal;
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
@@ -166,10 +195,11 @@ async function* lines(response: Response, signal: AbortSignal): AsyncGenerator<s
   if (!response.body) return;
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
   let rest = "";
+  let finished = false;
   try {
     for (;;) {
       const { value, done } = await reader.read();
-      if (done) break;
+      if (done) { finished = true; break; }
       rest += value;
       let end: number;
       while ((end = rest.indexOf("\n")) >= 0) {
@@ -181,6 +211,8 @@ async function* lines(response: Response, signal: AbortSignal): AsyncGenerator<s
   } catch (error) {
     throw settle(error, signal);
   } finally {
+    // a consumer that stops early (break) releases the connection instead of leaving the server streaming
+    if (!finished) await reader.cancel().catch(() => undefined);
     reader.releaseLock();
   }
 }

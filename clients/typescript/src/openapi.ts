@@ -924,13 +924,13 @@ export interface components {
              * @default user
              * @enum {string}
              */
-            role: "user" | "assistant" | "system" | "tool";
+            role?: "user" | "assistant" | "system" | "tool";
             /**
              * Temporary
              * @description a temporary chat: nothing is stored
              * @default false
              */
-            temporary: boolean;
+            temporary?: boolean;
             /**
              * Text
              * @description what was said, verbatim
@@ -1025,12 +1025,12 @@ export interface components {
              * @default user
              * @enum {string}
              */
-            role: "user" | "assistant" | "system" | "tool";
+            role?: "user" | "assistant" | "system" | "tool";
             /**
              * Temporary
              * @default false
              */
-            temporary: boolean;
+            temporary?: boolean;
             /**
              * Thread
              * @description the conversation (a chat id)
@@ -1144,7 +1144,7 @@ export interface components {
              * @description user, organization, project, agent:<id>, chat:<id> or project:<id>
              * @default user
              */
-            namespace: string;
+            namespace?: string;
             /**
              * Path
              * @description a file or folder under /memories
@@ -1410,7 +1410,7 @@ export interface components {
              * @description user, organization, project, agent:<id>, chat:<id> or project:<id>
              * @default user
              */
-            namespace: string;
+            namespace?: string;
             /**
              * Path
              * @description a file or folder under /memories
@@ -1542,12 +1542,12 @@ export interface components {
              * @default user
              * @enum {string}
              */
-            role: "user" | "assistant" | "system" | "tool";
+            role?: "user" | "assistant" | "system" | "tool";
             /**
              * Temporary
              * @default false
              */
-            temporary: boolean;
+            temporary?: boolean;
         };
         /** MessageHit */
         MessageHit: {
@@ -1622,7 +1622,7 @@ export interface components {
              * @description user, organization, project, agent:<id>, chat:<id> or project:<id>
              * @default user
              */
-            namespace: string;
+            namespace?: string;
             /**
              * Text
              * @description the note, verbatim
@@ -1660,7 +1660,7 @@ export interface components {
              * @description user, organization, project, agent:<id>, chat:<id> or project:<id>
              * @default user
              */
-            namespace: string;
+            namespace?: string;
             /** Texts */
             texts: string[];
         };
@@ -1676,7 +1676,7 @@ export interface components {
              * @description user, organization, project, agent:<id>, chat:<id> or project:<id>
              * @default user
              */
-            namespace: string;
+            namespace?: string;
             /**
              * Path
              * @description a file or folder under /memories
@@ -1714,7 +1714,7 @@ export interface components {
              * @description items in the ranked list
              * @default 10
              */
-            limit: number;
+            limit?: number;
             /**
              * Query
              * @description the question, or the user's message to recall for
@@ -1798,7 +1798,7 @@ export interface components {
              * @description user, organization, project, agent:<id>, chat:<id> or project:<id>
              * @default user
              */
-            namespace: string;
+            namespace?: string;
             /**
              * New Path
              * @description a file or folder under /memories
@@ -1828,12 +1828,12 @@ export interface components {
              * @description user, organization, project, agent:<id>, chat:<id> or project:<id>
              * @default user
              */
-            namespace: string;
+            namespace?: string;
             /**
              * New
              * @default
              */
-            new: string;
+            new?: string;
             /**
              * Old
              * @description text that appears exactly once in the file
@@ -1889,7 +1889,7 @@ export interface components {
              * @description owner, admin or member
              * @default member
              */
-            role: string;
+            role?: string;
         };
         /** TokenResult */
         TokenResult: {
@@ -1929,7 +1929,7 @@ export interface components {
              * @description user, organization, project, agent:<id>, chat:<id> or project:<id>
              * @default user
              */
-            namespace: string;
+            namespace?: string;
         };
         /** ToolResult */
         ToolResult: {

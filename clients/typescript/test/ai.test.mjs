@@ -100,9 +100,11 @@ test("finished turns go to addTurn off the response path and are mined", async (
   const thread = await memory.messages.thread("ada", "t1");
   assert.deepEqual(thread.messages.map((m) => m.role), ["user", "assistant"]);
   assert.ok((await memory.listFacts("ada")).facts.some((f) => f.object === "cello"));
-  const failing = turnRecorder(new Memory("http://127.0.0.1:9"), { dataset: "ada", onError: (e) => errors.push(e) });
   const errors = [];
+  const failing = turnRecorder(new Memory("http://127.0.0.1:9"), { dataset: "ada",
+    onError: (e) => { errors.push(e); throw new Error("a handler that fails too"); } });
   failing.user("I live in Rome.");
+  failing.onFinish({ text: "Rome is lovely." });
   await failing.settled();
-  assert.equal(errors.length, 1);                                             // reported, never thrown at the answer
+  assert.equal(errors.length, 2);               // each reported, none thrown at the answer, none stopping the next
 });

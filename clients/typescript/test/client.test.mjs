@@ -136,11 +136,15 @@ describe("export, import and erasing a dataset", () => {
     const lines = [];
     for await (const line of await memory.export({ dataset: "move" })) lines.push(line);
     assert.ok(lines.length >= 2 && lines.every((l) => l.endsWith("\n") && JSON.parse(l)));
+    for await (const line of await memory.export()) { assert.ok(line); break; }   // stopping early releases it
+    assert.equal((await memory.health()).status, "ok");
     const other = await startServer();
     try {
       const target = new Memory(other.url);
       const counts = await target.import(lines);
       assert.ok(counts.fact >= 1, JSON.stringify(counts));
+      const again = await target.import(lines.join(""));                          // the export's text as one string
+      assert.equal(again.fact ?? 0, 0, JSON.stringify(again));                    // nothing twice
       assert.deepEqual((await target.listFacts("move")).facts.map((f) => f.object), (await memory.listFacts("move")).facts.map((f) => f.object));
       const erased = await target.deleteDataset("move");
       assert.ok(erased.facts >= 1, JSON.stringify(erased));
@@ -168,5 +172,8 @@ describe("errors, timeouts and aborts", () => {
     const nowhere = new Memory("http://127.0.0.1:9", { timeoutMs: 5_000 });
     await assert.rejects(nowhere.health(), (e) => e instanceof ConnectionError && e instanceof KenningError);
     assert.throws(() => new Memory("localhost:8420"), KenningError);
+    const unset = new Memory(server.url, { timeoutMs: undefined, maxRetries: undefined });   // the defaults stay
+    assert.equal((await unset.health()).status, "ok");
+    assert.equal((await new Memory(server.url, { timeoutMs: 0 }).health()).status, "ok");      // 0: no limit
   });
 });

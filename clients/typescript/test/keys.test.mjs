@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import { after, before, describe, test } from "node:test";
 import {
-  DocumentConflict, Memory, MemoryConflict, PermissionDenied, RateLimited, Unauthorized,
+  DocumentConflict, KenningError, Memory, MemoryConflict, NotFound, PermissionDenied, RateLimited, Unauthorized,
 } from "../dist/index.js";
 import { startServer } from "./server.mjs";
 
@@ -73,6 +73,8 @@ describe("retries", () => {
     // kenning itself answers 503 only when its store is down, so a two-line stand-in plays the busy proxy here.
     let calls = 0;
     const busy = createServer((req, res) => {
+      if (req.url === "/v1/datasets/x/facts") { res.writeHead(404, { "content-type": "text/html" }); res.end("<h1>no</h1>"); return; }
+      if (req.url === "/v1/datasets") { res.writeHead(200, { "content-type": "text/html" }); res.end("<h1>proxy</h1>"); return; }
       calls += 1;
       if (calls < 3) { res.writeHead(503, { "retry-after": "0.05", "content-type": "text/plain" }); res.end("busy"); return; }
       res.writeHead(200, { "content-type": "application/json" });
@@ -81,6 +83,8 @@ describe("retries", () => {
     await new Promise((resolve) => busy.listen(0, "127.0.0.1", resolve));
     try {
       const url = `http://127.0.0.1:${busy.address().port}`;
+      await assert.rejects(new Memory(url).listFacts("x"), (e) => e instanceof NotFound && e.status === 404);   // by status
+      await assert.rejects(new Memory(url).datasets(), (e) => e instanceof KenningError && /not JSON/.test(e.message));
       assert.equal((await new Memory(url).health()).status, "ok");
       assert.equal(calls, 3);
       calls = -100;                                                          // busy for a long while now
