@@ -147,10 +147,15 @@ def test_deleting_a_dataset_erases_it_and_touches_no_other(api):
     assert api.notes.list("sam") == [] and api.recall("Where does the user live?", "sam").items == []
     with pytest.raises(NotFound):
         api.messages.get("sam", "sam-m1")
+    with pytest.raises(NotFound):                                         # what was erased reads as gone
+        api.core.read("sam", "/memories/a.md")
     after = {d.dataset: d for d in api.datasets().datasets}
     assert set(after) == {"alex", "sam2"} and all(after[d] == before[d] for d in after)
     assert [n.text for n in api.notes.list("alex", namespace="organization")] == ["The office closes at six"]
     assert api.recall("Where does the user live?", "sam2").facts[0].object == "lisbon"
+    api.core.remove("sam2", "/memories/a.md")
+    with pytest.raises(NotFound):
+        api.core.read("sam2", "/memories/a.md")
     api.add("I live in Porto.", "sam")                                    # the name can be used again
     assert [f.object for f in api.list_facts("sam").facts] == ["porto"]
     assert api.delete_dataset("nobody") == {k: 0 for k in counts}

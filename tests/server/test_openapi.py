@@ -154,12 +154,18 @@ def test_the_examples_are_accepted_by_the_server(dev_server):
 def test_schemathesis_all_checks_find_nothing(keyed_server):
     """Every check schemathesis has, from the document the server serves, with a service key. Two
     operations are left out: revoking a key (it would revoke the key the run uses) and the import (its
-    body is JSON lines, which schemathesis cannot generate; tests/reliability/test_bad_input.py)."""
+    body is JSON lines, which schemathesis cannot generate; tests/reliability/test_bad_input.py).
+
+    One check is left out: use_after_free. A dataset exists as soon as anything is written to it, so a
+    listing of a dataset that holds nothing (never written, or erased by DELETE /v1/datasets/{dataset}) is
+    an empty page, not a 404; the stateful phase links that DELETE to every listing and calls the empty page
+    a deleted resource still there. That a deleted thing itself reads as 404 is tested directly (documents,
+    core files and messages: tests/conformance/test_api.py, the TypeScript client's tests)."""
     examples = os.environ.get("KENNING_SCHEMATHESIS_EXAMPLES", "10")
     run = subprocess.run(
         [str(BIN / "schemathesis"), "--config-file", str(HERE / "schemathesis.toml"), "run",
          f"{keyed_server.url}/openapi.json", "-H", f"Authorization: Bearer {keyed_server.keys['service']}",
-         "--checks", "all", "--max-examples", examples, "--seed", "1", "--no-color",
+         "--checks", "all", "--exclude-checks", "use_after_free", "--max-examples", examples, "--seed", "1", "--no-color",
          "--exclude-operation-id", "keys_revoke", "--exclude-operation-id", "data_import"],
         capture_output=True, text=True, timeout=900)
     summary = run.stdout[-3000:]
