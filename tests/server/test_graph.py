@@ -285,3 +285,26 @@ def test_no_entities_is_still_a_graph():
     assert any(t.text == "No entities yet" for t in root.iter(f"{SVG}text"))
     assert root.find(f".//{SVG}g[@class='legend']") is None
     assert graph([], []).nodes[0].facts == []
+
+
+def test_crowded_labels_wait_for_hover_and_the_shown_ones_never_overlap():
+    from kenning.server.dashboard.graph import CHAR_W, FONT
+
+    entities, facts = crowd(300)
+    g = graph(entities, facts, selected="e150")
+    ns = "{http://www.w3.org/2000/svg}"
+    shown, crowded = [], []
+    for a in parse(g).iter(f"{ns}a"):
+        text = a.find(f"{ns}text")
+        x, y, anchor, width = float(text.get("x")), float(text.get("y")), text.get("text-anchor"), len(text.text) * CHAR_W
+        x0 = {"start": x, "end": x - width, "middle": x - width / 2}[anchor]
+        box = (x0, y - FONT, x0 + width, y + 0.25 * FONT)
+        (crowded if "crowded" in classes(text) else shown).append((a.get("data-key"), box))
+    assert crowded and len(shown) > 20                                   # busy: some wait, many still shown
+    keys = {k for k, _ in shown}
+    assert {"user", "e150"} <= keys                                      # the centre and the selection always
+    for i, (_, a) in enumerate(shown):
+        for _, b in shown[i + 1:]:
+            assert not (a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]), (a, b)
+    few = graph(*person())
+    assert "crowded" not in str(few.svg)                                 # a small graph labels every node

@@ -307,6 +307,47 @@ def _node_title(n: Node) -> str:
     return text
 
 
+Box = tuple[float, float, float, float]   # x0, y0, x1, y1
+
+
+def _label_place(n: Node, text: str, cx: float) -> tuple[float, float, str, Box]:
+    """Where a node's label goes (beside it, away from the centre; the user's under it) and the box it covers."""
+    width = len(text) * CHAR_W
+    if n.key == USER:                           # under the centre, where the layout keeps room
+        lx, ly, anchor = n.x, n.y + n.r + FONT * 1.1, "middle"
+        x0 = lx - width / 2
+    elif n.x >= cx:
+        lx, ly, anchor = n.x + n.r + LABEL_GAP, n.y + 0.35 * FONT, "start"
+        x0 = lx
+    else:
+        lx, ly, anchor = n.x - n.r - LABEL_GAP, n.y + 0.35 * FONT, "end"
+        x0 = lx - width
+    return lx, ly, anchor, (x0, ly - FONT, x0 + width, ly + 0.25 * FONT)
+
+
+def _overlap(a: Box, b: Box) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def _crowded(nodes: list[Node], places: list[tuple[float, float, str, Box]], selected: str | None) -> set[int]:
+    """The labels left to hover: placed greedily, the user's and the selected node's first, then by how many
+    facts name the node; a label that would cover a label already placed, or another node, waits for hover."""
+    circles = [(n.x - n.r, n.y - n.r, n.x + n.r, n.y + n.r) for n in nodes]
+    order = sorted(range(len(nodes)), key=lambda i: (nodes[i].key != USER, nodes[i].key != selected,
+                                                     -len(nodes[i].facts), nodes[i].name))
+    placed: list[Box] = []
+    crowded: set[int] = set()
+    for i in order:
+        box = places[i][3]
+        keep = i == 0 or nodes[i].key == selected
+        if not keep and (any(_overlap(box, other) for other in placed)
+                         or any(j != i and _overlap(box, c) for j, c in enumerate(circles))):
+            crowded.add(i)
+            continue
+        placed.append(box)
+    return crowded
+
+
 def _svg(nodes: list[Node], edges: list[Edge], labels: list[str], legend: list[tuple[str, float, float]],
          href: Callable[[Node], str], selected: str | None, w: int, h: int) -> Markup:
     by_key = {n.key: n for n in nodes}
@@ -324,20 +365,17 @@ def _svg(nodes: list[Node], edges: list[Edge], labels: list[str], legend: list[t
                    f'y1="{_num(a.y)}" x2="{_num(b.x)}" y2="{_num(b.y)}">'
                    f'<title>{escape(a.name)} — {escape(what)} — {escape(b.name)}</title></line>')
     out.append('</g><g class="nodes">')
-    cx = nodes[0].x
-    for n, text in zip(nodes, labels):
+    places = [_label_place(n, text, nodes[0].x) for n, text in zip(nodes, labels)]
+    crowded = _crowded(nodes, places, selected)
+    for i, (n, text) in enumerate(zip(nodes, labels)):
         cls = f"node {_cls(n.type)}" + (" selected" if n.key == selected else "")
         link = href(n)
         attr = f' href="{escape(link)}"' if link else ""
-        if n.key == USER:                           # under the centre, where the layout keeps room
-            lx, ly, anchor = n.x, n.y + n.r + FONT * 1.1, "middle"
-        elif n.x >= cx:
-            lx, ly, anchor = n.x + n.r + LABEL_GAP, n.y + 0.35 * FONT, "start"
-        else:
-            lx, ly, anchor = n.x - n.r - LABEL_GAP, n.y + 0.35 * FONT, "end"
+        lx, ly, anchor, _ = places[i]
+        label_cls = "label crowded" if i in crowded else "label"
         out.append(f'<a{attr} class="{cls}" data-key="{escape(n.key)}" data-name="{escape(n.name)}" '
                    f'data-type="{escape(n.type)}"><circle cx="{_num(n.x)}" cy="{_num(n.y)}" r="{_num(n.r)}"/>'
-                   f'<text x="{_num(lx)}" y="{_num(ly)}" text-anchor="{anchor}" class="label">{escape(text)}</text>'
+                   f'<text x="{_num(lx)}" y="{_num(ly)}" text-anchor="{anchor}" class="{label_cls}">{escape(text)}</text>'
                    f'<title>{escape(_node_title(n))}</title></a>')
     out.append('</g>')
     if len(nodes) == 1:
