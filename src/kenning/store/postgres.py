@@ -58,7 +58,7 @@ from .rows import (ENTITY_COLUMNS, EXPORT_TABLES, FACT_COLUMNS, JOB_COLUMNS, VEC
                    load_time)
 from .matrices import MatrixSearch
 from .replicas import ReplicaSet
-from .sql import COMMON_MIN_ROWS, COMMON_SHARE, DATASET_TABLES, Dialect, SQLStore, fact_order
+from .sql import COMMON_MIN_ROWS, COMMON_SHARE, DATASET_TABLES, Dialect, SQLStore, fact_filters, fact_order
 
 try:
     import psycopg
@@ -924,12 +924,9 @@ class PostgresStore(MatrixSearch, SQLStore):
                 return [], 0
             where.append("f.entity_id = ANY(%(ents)s)")
             params["ents"] = ids
-        for column, value in (("kind", query.kind), ("entity_type", query.entity_type), ("episode_id", query.message_id)):
-            if value is not None:
-                where.append(f"f.{column} = %({column})s")
-                params[column] = value
-        if query.entity_type is not None:
-            where.append("f.object_is_entity")
+        narrower, values = fact_filters(query, lambda name: f"%({name})s")
+        where += narrower
+        params.update(values)
         if query.q:
             words = _words(query.q)
             if words is None:

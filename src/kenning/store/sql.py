@@ -91,6 +91,19 @@ def fact_order(order: str, dialect: "Dialect") -> str:
     return FACT_ORDERS[order].format(collate=dialect.code_point_order) + f", f.{dialect.row_order}"
 
 
+def fact_filters(query, placeholder: Callable[[str], str]) -> tuple[list[str], dict]:
+    """The equality narrowings of a fact listing (kind, entity type, source message) as conditions and named
+    values; ``placeholder`` writes a named parameter the backend's way (``:kind``, ``%(kind)s``)."""
+    where, params = [], {}
+    for column, value in (("kind", query.kind), ("entity_type", query.entity_type), ("episode_id", query.message_id)):
+        if value is not None:
+            where.append(f"f.{column} = {placeholder(column)}")
+            params[column] = value
+    if query.entity_type is not None:
+        where.append("f.object_is_entity")   # a boolean in PostgreSQL, 0/1 in SQLite: true either way
+    return where, params
+
+
 DATASET_TABLES = ("facts", "episodes", "notes", "entities", "core_files", "jobs")   # where a dataset shows
 DATASET_ROWS = ("facts", "entities", "episodes", "ingests", "notes", "core_files", "core_file_versions", "jobs")
 

@@ -29,7 +29,7 @@ from ..records import RECORDS
 from .base import FactQuery
 from .rows import ENTITY_COLUMNS, EXPORT_TABLES, FACT_COLUMNS, VECTOR_TABLES, entity_of, fact_of
 from .matrices import MatrixSearch, matrix_of
-from .sql import COMMON_MIN_ROWS, COMMON_SHARE, DATASET_TABLES, Dialect, SQLStore, fact_order
+from .sql import COMMON_MIN_ROWS, COMMON_SHARE, DATASET_TABLES, Dialect, SQLStore, fact_filters, fact_order
 
 LIVE_NOW = ("f.invalid_at IS NULL AND f.valid_at <= :t "
             "AND (f.valid_until IS NULL OR f.valid_until > :t)")
@@ -641,12 +641,9 @@ class SQLiteStore(MatrixSearch, SQLStore):
             marks = ", ".join(f":ent{i}" for i in range(len(ids)))
             where.append(f"f.entity_id IN ({marks})")
             params.update({f"ent{i}": v for i, v in enumerate(ids)})
-        for column, value in (("kind", query.kind), ("entity_type", query.entity_type), ("episode_id", query.message_id)):
-            if value is not None:
-                where.append(f"f.{column} = :{column}")
-                params[column] = value
-        if query.entity_type is not None:
-            where.append("f.object_is_entity = 1")
+        narrower, values = fact_filters(query, lambda name: f":{name}")
+        where += narrower
+        params.update(values)
         if query.q:
             fts = _fts_query(query.q)
             if fts is None:
