@@ -22,6 +22,7 @@ class Settings(BaseModel):
     retrieval_floor: float = Field(0.3, ge=0, le=1)
     context_budget_chars: int = Field(2000, gt=0)
     context_budget_unit: Literal["chars", "tokens"] = "chars"
+    extract_context_turns: int = Field(4, ge=0, le=50)   # the user's previous turns a model extractor reads
     max_note_chars: int = Field(100_000, gt=0)
     max_core_chars: int = Field(100_000, gt=0)   # one core file's max_content
     permission_read: str = "ai.read"            # owner, admin, member
@@ -91,7 +92,7 @@ class Settings(BaseModel):
         if env.get("KENNING_HOME"):
             values["home"] = Path(env["KENNING_HOME"]).expanduser()
         for name in ("project", "environment", "max_text_chars", "entity_threshold", "dedup_threshold",
-                     "predicate_threshold", "retrieval_floor", "context_budget_chars", "context_budget_unit", "onnx_threads",
+                     "predicate_threshold", "retrieval_floor", "context_budget_chars", "context_budget_unit", "extract_context_turns", "onnx_threads",
                      "ann_index", "parallel_reads", "replica_max_lag_seconds", "replica_wait_seconds",
                      "worker_threads", "worker_batch", "job_lease_seconds", "extract_budget_seconds",
                      "token_seconds", "token_max_seconds", "session_seconds",

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import re
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field
@@ -12,6 +12,10 @@ ENTITY_TYPES = ("PERSON", "ORG", "PLACE", "PRODUCT", "SKILL", "TOPIC", "EVENT", 
 FACT_KINDS = ("attribute", "relation", "preference", "possession", "skill", "routine", "plan", "event",
               "relationship", "goal", "habit", "trait")   # the last four: earlier names, still accepted
 MAX_OBJECT_CHARS = 500
+# The valid_at of a fact whose start nobody said ("I quit smoking two years ago", "I'm no longer at
+# Google"): it held for some time before its valid_until. Stored as the earliest time there is, so the
+# live and as_of rules need no special case and show it as true before it ended; ``start_known`` says so.
+UNKNOWN_START = datetime(1, 1, 1, tzinfo=timezone.utc)
 
 
 # Response models mark every field required in their JSON schema: the API always sends each one
@@ -54,6 +58,12 @@ class Fact(BaseModel):
     @property
     def anchor(self) -> str:
         return self.object if self.object_is_entity else self.subject
+
+    @computed_field  # derived, never stored
+    @property
+    def start_known(self) -> bool:
+        """False: nobody said when this became true; ``valid_at`` is then the earliest time there is."""
+        return self.valid_at > UNKNOWN_START
 
     @property
     def id(self) -> str:
@@ -139,6 +149,8 @@ class AddResult(BaseModel):
     deduplicated_against: list[str] = Field(default_factory=list)
     supersedes: list[str] = Field(default_factory=list)
     rejections: list[str] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)      # what the write path decided that a reader should know
+    extraction_error: str | None = None                 # the extractor failed; the message is kept (re-mine it)
 
 
 JOB_STATUSES = ("queued", "distilling", "done", "failed")

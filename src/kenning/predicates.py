@@ -7,13 +7,15 @@ The registry is data, extensible through :class:`~kenning.config.Settings`.
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, field
 
 ONE_VALUE = frozenset({
     "lives in", "works at", "works as", "is named", "is aged", "is from", "was born in",
     "was born on", "studies at", "is married to", "has wife", "has husband", "has partner",
     "has girlfriend", "has boyfriend", "follows diet", "has relationship status", "drives",
-    "has pronouns", "is in time zone", "birthday is",
+    "has pronouns", "is in time zone", "birthday is", "goes by", "has relationship status", "has fiance",
+    "has fiancee", "has spouse",
 })
 NEGATION_PREFIXES = ("does not ", "is not ", "has not ", "never ", "cannot ", "will not ")
 SYNONYMS = {
@@ -26,20 +28,120 @@ SYNONYMS = {
     "hates": "dislikes", "detests": "dislikes", "cannot stand": "dislikes", "loathes": "dislikes",
     "does not like": "dislikes", "does not enjoy": "dislikes",
     "comes from": "is from", "is originally from": "is from",
-    "is called": "is named", "name is": "is named",
+    "is called": "is named", "name is": "is named", "has name": "is named", "full name is": "is named",
+    "is nicknamed": "goes by", "has nickname": "goes by", "nickname is": "goes by", "prefers to be called": "goes by",
+    "likes to be called": "goes by", "wants to be called": "goes by", "is known as": "goes by",
     "age is": "is aged", "is age": "is aged",
+    "moved to": "lives in", "moves to": "lives in", "is moving to": "lives in", "will move to": "lives in",
+    "will live in": "lives in", "relocated to": "lives in", "is relocating to": "lives in",
+    "is starting at": "works at", "starts at": "works at", "will work at": "works at", "joined": "works at",
+    "is joining": "works at", "will start at": "works at",
+    "is vegetarian": "follows diet", "is vegan": "follows diet", "is pescatarian": "follows diet",
+    "has diet": "follows diet", "diet is": "follows diet",
+    "has fiance": "has fiance", "is engaged to": "has fiance",
+    "has condition": "has condition", "was diagnosed with": "has condition", "is diagnosed with": "has condition",
+    "suffers from": "has condition",
 }
+DIETS = frozenset({"vegetarian", "vegan", "pescatarian", "flexitarian", "keto", "paleo", "halal", "kosher",
+                   "gluten free", "gluten-free", "plant based", "plant-based", "carnivore"})
+
+# The people (and pets) of a user's life, as the first word of a predicate about them ("mother lives in",
+# "sister ana works as"). Those a person has one of at a time make such a predicate one-value without a name.
+RELATIONS = frozenset("""mother mom mum father dad parents parent wife husband partner spouse fiance fiancee
+ boyfriend girlfriend son sons daughter daughters child children kid kids sister sisters brother brothers
+ sibling siblings grandmother grandma granny grandfather grandpa grandparents grandson granddaughter
+ grandchild grandchildren aunt uncle cousin niece nephew friend friends boss manager colleague coworker
+ roommate flatmate neighbour neighbor stepmother stepfather stepson stepdaughter dog cat pet puppy kitten
+ horse rabbit parrot""".split())
+UNIQUE_RELATIONS = frozenset("mother mom mum father dad wife husband partner spouse fiance fiancee boyfriend "
+                             "girlfriend boss manager".split())
+
+# What a plan for a slot is called while it is only intended: "lives in · portland" from 1 March is
+# "plans to move to · portland" until then. A state predicate (a slot that holds until it changes) takes
+# its future value from the plan's date; any other plan is a one-off occurrence with a window.
+INTENTIONS = {
+    "lives in": "plans to move to", "works at": "plans to start at", "works as": "plans to work as",
+    "studies at": "plans to study at", "is married to": "plans to marry", "has wife": "plans to marry",
+    "has husband": "plans to marry", "owns": "plans to buy", "drives": "plans to drive",
+    "follows diet": "plans to go", "has pet": "plans to get", "has dog": "plans to get",
+    "has cat": "plans to get", "is retired": "plans to retire", "is learning": "plans to learn",
+    "studies": "plans to study", "speaks": "plans to learn",
+}
+STATE_KINDS = {
+    "lives in": "attribute", "works at": "attribute", "works as": "attribute", "studies at": "attribute",
+    "is married to": "relation", "has wife": "relation", "has husband": "relation", "owns": "possession",
+    "drives": "possession", "follows diet": "attribute", "has pet": "relation", "has dog": "relation",
+    "has cat": "relation", "is retired": "attribute", "is learning": "skill", "studies": "skill",
+    "speaks": "skill", "goes by": "attribute", "is named": "attribute",
+}
+# Events whose occurrence starts a state: "got married to · sofia" makes "is married to · sofia" true.
+STATE_AFTER_EVENT = {"got married to": "is married to", "married": "is married to", "got engaged to": "has fiance",
+                     "moved to": "lives in", "adopted": "has pet", "retired from": "is retired from"}
+
 OPPOSITES = {"likes": "dislikes", "dislikes": "likes"}
 
 _PUNCT = re.compile(r"[^\w\s'/+#&-]")
 _SPACE = re.compile(r"\s+")
 
 
+def fold(text: str) -> str:
+    """Lower case without accents: "Fiancée" and "fiancee" are one word."""
+    decomposed = unicodedata.normalize("NFKD", text.lower())
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
 def normalise(predicate: str) -> str:
-    """Lower-case, strip punctuation, collapse spaces, map synonyms."""
-    p = _SPACE.sub(" ", _PUNCT.sub(" ", predicate.lower())).strip()
-    p = re.sub(r"\b(?:do|does) not\b", "does not", p)
+    """Lower-case, fold accents, strip punctuation, collapse spaces, map synonyms."""
+    p = _SPACE.sub(" ", _PUNCT.sub(" ", fold(predicate))).strip()
+    p = re.sub(r"\b(?:do|does|doesn't|don't) not\b|\b(?:doesn't|don't)\b", "does not", p)
+    p = re.sub(r"\b(?:is|am|are)n't\b", "is not", p)
     return SYNONYMS.get(p, p)
+
+
+def relation_detail(predicate: str) -> tuple[str, str, str] | None:
+    """A predicate about one of the user's people, split: "sister ana works as" → ("sister", "ana",
+    "works as"); "mother lives in" → ("mother", "", "lives in"). None for a predicate about the user."""
+    words = predicate.split()
+    if len(words) < 2 or words[0] not in RELATIONS:
+        return None
+    for i in range(1, len(words)):
+        tail = " ".join(words[i:])
+        if words[i] in ("is", "are", "has", "have", "does", "was", "were", "lives", "works", "likes", "owns",
+                        "studies", "goes", "plays", "speaks", "loves", "hates", "dislikes") or \
+                SYNONYMS.get(tail, tail) in ONE_VALUE:
+            return words[0], " ".join(words[1:i]), tail
+    return None
+
+
+def intention(predicate: str) -> str:
+    """The label of a plan while it is only intended: "lives in" → "plans to move to"; otherwise "plans
+    to " and the verb in its base form ("is visiting" → "plans to visit", "runs" → "plans to run")."""
+    if predicate in INTENTIONS:
+        return INTENTIONS[predicate]
+    if predicate.startswith(("plans to ", "is planning to ", "intends to ")):
+        return "plans to " + predicate.split(" to ", 1)[1]
+    words = predicate.split()
+    if words[0] in ("is", "are", "am") and len(words) > 1 and words[1].endswith("ing") and len(words[1]) > 4:
+        return " ".join(["plans to", ungerund(words[1]), *words[2:]])
+    if words[0] in ("is", "are", "am", "was"):
+        return " ".join(["plans to be", *words[1:]])
+    if words[0] == "has":
+        return " ".join(["plans to have", *words[1:]])
+    if words[0] == "will" and len(words) > 1:
+        return " ".join(["plans to", *words[1:]])
+    return " ".join(["plans to", base_form(words[0]), *words[1:]])
+
+
+def ungerund(word: str) -> str:
+    """ "visiting" → "visit", "running" → "run", "moving" → "move" (a label, not a lemmatiser)."""
+    stem = word[:-3]
+    if len(stem) >= 3 and stem[-1] == stem[-2] and stem[-1] not in "aeioulsz":
+        return stem[:-1]
+    vowels = re.findall(r"[aeiouy]+", stem)
+    if stem.endswith(("v", "c", "z", "ur", "ir", "dg")) or (stem.endswith("at") and len(vowels) >= 2) or (
+            len(vowels) == 1 and re.search(r"[^aeiou][aeiou][^aeiouwxy]$", stem)):
+        return stem + "e"
+    return stem
 
 
 def is_negated(predicate: str) -> bool:
@@ -105,9 +207,50 @@ class PredicateRegistry:
             return False
         if predicate in self.one_value:
             return True
+        planned = next((state for state, label in INTENTIONS.items() if label == predicate), None)
+        if planned is not None:
+            return planned in self.one_value
+        detail = relation_detail(predicate)
+        if detail is not None:   # "mother lives in", "son leo is aged": one person, one value
+            who, name, tail = detail
+            tail = SYNONYMS.get(tail, tail)
+            return (bool(name) or who in UNIQUE_RELATIONS) and (tail in self.one_value or tail in ("is", "is aged",
+                                                                                                 "are aged"))
         # "prefers <setting>" and "<attribute> is" ("favorite color is") hold one value.
         return (predicate.startswith("prefers ") and not is_negated(predicate)) or (
             predicate.endswith(" is") and not is_negated(predicate))
 
     def is_known(self, predicate: str) -> bool:
         return predicate in self.one_value or predicate in self.many_value or predicate in SYNONYMS.values()
+
+
+NUMBER_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+                "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12}
+_ARTICLE = re.compile(r"^(?:the|a|an|my|our|one) ")
+
+
+def canonical_pair(predicate: str, obj: str, is_entity: bool, raw: str = "") -> tuple[str, str, bool]:
+    """A fact's predicate and object in the vocabulary's one way of saying them, whoever wrote them:
+    a diet is ``follows diet · vegetarian`` (however worded: "is vegetarian", "is · vegan"); the user's
+    name and nickname are plain values, never entities; a nameless relation counts ("has brother ·
+    brother" is ``has brother · 1``, "has kids · two kids" is ``has kids · 2``)."""
+    value = fold(obj).strip()
+    if predicate in ("follows diet", "is", "has diet") or (predicate.startswith("is ") and value in DIETS):
+        said = fold(raw).strip()
+        diet = value if value in DIETS else next((d for d in DIETS if said.endswith(" " + d)), None)
+        if diet is not None:
+            return "follows diet", diet, False
+    if predicate in ("is named", "goes by"):
+        return predicate, obj, False
+    m = re.fullmatch(r"has (\w+)", predicate)
+    if m and (m.group(1) in RELATIONS):
+        relation = m.group(1)
+        bare = _ARTICLE.sub("", value)
+        words = bare.split()
+        if bare in (relation, relation + "s", relation.rstrip("s")) and not relation.endswith("s"):
+            return predicate, "1", False
+        if words and (words[0].isdigit() or words[0] in NUMBER_WORDS) and (
+                len(words) == 1 or words[1].rstrip("s") in (relation.rstrip("s"), "kid", "child")
+                or words[1] in ("children", "kids")):
+            return predicate, str(NUMBER_WORDS.get(words[0], words[0])), False
+    return predicate, obj, is_entity

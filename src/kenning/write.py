@@ -21,17 +21,22 @@ from . import predicates as preds
 from . import timeutil
 from .config import Settings
 from .embed.base import Embedder
-from .errors import Conflict, DuplicateFact, EmptyText, InputError, InvalidTime, QuotaExceeded, TextTooLarge
+from .errors import (Conflict, DuplicateFact, EmptyText, ExtractionError, InputError, InvalidTime, QuotaExceeded,
+                     TextTooLarge)
 from .extract.base import Candidate, Extractor
-from .model import ENTITY_TYPES, FACT_KINDS, MAX_OBJECT_CHARS, AddResult, Entity, Episode, Fact, Scope
+from .model import (ENTITY_TYPES, FACT_KINDS, MAX_OBJECT_CHARS, UNKNOWN_START, AddResult, Entity, Episode, Fact,
+                    Scope)
 from .store.base import Store
 
 ROLES = ("user", "assistant", "system", "tool")
 EMBED_PREFIX_CHARS = 2000
 FUTURE_SKEW = timedelta(days=1)   # clocks differ; a message from next year is a bug
 EVENT_SAME_DAYS = timedelta(days=2)   # the same event told twice: its dates resolve a day or two apart
-CONTEXT_MESSAGES = 4   # previous messages handed to an extractor that reads context
+CONTEXT_TURN_CHARS = 1000   # of each previous user turn an extractor reads (the end, where "she" was named)
 KNOWN_ENTITIES = 200   # entity names handed to it for typo correction
+ONE_OFF_DAYS = timedelta(days=1)   # a planned occurrence without an end lasts its day
+USER_WORDS = frozenset({"user", "the user", "i", "me", "myself", "the person", "person"})
+NAME_SLOTS = ("is named", "goes by")
 
 
 CONTEXT_CHARS = 300  # how much of the message before a message travels with it
@@ -143,6 +148,9 @@ class Message:
     plans: list = field(default_factory=list)
     rejected: list[str] = field(default_factory=list)
     message_text: str | None = None
+    extraction_error: str | None = None
+    notes: list[str] = field(default_factory=list)
+    mine: set[str] = field(default_factory=set)   # the facts this message stored: it never supersedes them
 
 
 class WritePipeline:
@@ -162,8 +170,7 @@ class WritePipeline:
         if early is not None:
             return early
         if msg.role == "user":
-            msg.candidates = self.extractor.extract(text, at=msg.at, context=self._context(scope, chat, msg.at),
-                                                    known_entities=self._known_entities(scope))
+            self._extract(msg)
         self._plan(msg)
         return self._commit(msg, self._prefetch(scope, msg.plans, msg.message_text))
 
@@ -198,9 +205,7 @@ class WritePipeline:
             msg = messages[i]
             try:
                 if not batched and msg.role == "user":
-                    msg.candidates = self.extractor.extract(
-                        msg.text, at=msg.at, context=self._context(msg.scope, msg.chat, msg.at),
-                        known_entities=self._known_entities(msg.scope))
+                    self._extract(msg)
                 self._plan(msg)
                 texts |= self._embed_texts(msg.scope, msg.plans, msg.message_text)
             except Exception as exc:  # noqa: BLE001
@@ -230,9 +235,27 @@ class WritePipeline:
                 return self._already(msg.scope, earlier)
         return None
 
+    def _extract(self, msg: "Message") -> None:
+        """The extractor's candidates for a user turn. If it fails (a model that is down or answers
+        nonsense), the message is still kept, without facts, and the receipt and the job say why: it can
+        be mined again later (``Memory.remine``). A temporary chat keeps no message, so there the error
+        is raised for the caller (or the queue) to retry."""
+        try:
+            msg.candidates = self.extractor.extract(
+                msg.text, at=msg.at, context=self._context(msg.scope, msg.chat, msg.at, exclude=msg.message_id),
+                known_entities=self._known_entities(msg.scope))
+        except ExtractionError as exc:
+            if msg.temporary:
+                raise
+            msg.candidates, msg.extraction_error = [], str(exc) or type(exc).__name__
+
     def _plan(self, msg: "Message") -> None:
-        msg.plans, msg.rejected = self._normalise(msg.candidates, msg.at)
+        msg.plans, msg.rejected = self._normalise(msg.candidates, msg.at, self._user_names(msg.scope, msg.at))
         msg.message_text = None if msg.temporary else message_embed_text(msg.text)
+
+    def _user_names(self, scope: Scope, at: datetime) -> set[str]:
+        """The names the user goes by: a model that writes "Maya" as a fact's subject means the user."""
+        return {preds.fold(f.object) for f in self.store.facts_in_slot(scope, list(NAME_SLOTS), at)}
 
     def _commit(self, msg: "Message", vectors: dict[str, np.ndarray]) -> AddResult:
         scope, text, at, plans = msg.scope, msg.text, msg.at, msg.plans
@@ -240,7 +263,8 @@ class WritePipeline:
         episode_id = msg.message_id or f"ep_{uuid.uuid4().hex}"
         result = AddResult(status="skipped", candidates_extracted=len(msg.candidates),
                            episode_id=None if msg.temporary else episode_id,
-                           rejections=msg.rejected, candidates_rejected=len(msg.rejected))
+                           rejections=msg.rejected, candidates_rejected=len(msg.rejected),
+                           extraction_error=msg.extraction_error)
         with self.store.transaction(scope):
             if msg.client_ref is not None:
                 earlier = self.store.get_ingest(scope, msg.client_ref)
@@ -257,10 +281,13 @@ class WritePipeline:
                         created_at=timeutil.now()),
                         vectors.get(msg.message_text), context=context, embed_text=msg.message_text)
             for plan in plans:
-                self._decide(scope, plan, at, episode_id if not msg.temporary else None, vectors)
+                self._decide(scope, plan, at, episode_id if not msg.temporary else None, vectors, msg)
             self._fill(result, plans)
+            result.notes = list(msg.notes)
             if msg.role != "user":  # kept as a message for recall, never mined: the person did not say it
                 result.reason = "skipped_non_user_turn"
+            elif msg.extraction_error is not None:
+                result.reason = "extraction_failed"
             if msg.client_ref is not None:
                 self.store.record_ingest(scope, msg.client_ref, {
                     "memory_ids": result.memory_ids, "episode_id": episode_id}, at)
@@ -279,18 +306,15 @@ class WritePipeline:
                               "said (default: now)")
         return at
 
-    def _context(self, scope: Scope, chat: str | None, at: datetime, n: int = CONTEXT_MESSAGES) -> list[str]:
-        """The last messages of the thread, oldest first, for extractors that read context."""
-        if not self.extractor.wants_context:
+    def _context(self, scope: Scope, chat: str | None, at: datetime, exclude: str | None = None) -> list[str]:
+        """The user's previous turns in this thread, oldest first, for extractors that read context
+        (``Settings.extract_context_turns`` of them). Only the user's: an assistant's "Got it, thanks!"
+        says nothing about who "she" is, and what the assistant said is never the user's fact."""
+        n = self.settings.extract_context_turns
+        if not self.extractor.wants_context or n == 0:
             return []
-        out, when = [], at
-        for _ in range(n):
-            previous = self.store.previous_message(scope, chat, when)
-            if previous is None or previous.content in out:
-                break
-            out.append(previous.content)
-            when = previous.at
-        return out[::-1]
+        turns = self.store.previous_messages(scope, chat, at, n, role="user", exclude=exclude)
+        return [t.content[-CONTEXT_TURN_CHARS:] for t in reversed(turns)]
 
     def _known_entities(self, scope: Scope) -> list[str]:
         if not self.extractor.wants_context:
@@ -304,17 +328,22 @@ class WritePipeline:
                          memory=facts[0] if facts else None, episode_id=earlier.get("episode_id"))
 
     # -- step 3: normalise and enforce ----------------------------------------------------
-    def _normalise(self, candidates: list[Candidate], at: datetime) -> tuple[list[_Plan], list[str]]:
+    def _normalise(self, candidates: list[Candidate], at: datetime,
+                   names: set[str] = frozenset()) -> tuple[list[_Plan], list[str]]:
+        names = set(names) | {preds.fold(c.object).strip() for c in candidates
+                              if preds.normalise(c.predicate) in NAME_SLOTS and c.object.strip()}
         plans, rejected = [], []
         for c in candidates:
             if c.rejected:
                 rejected.append(c.rejected)
                 continue
-            if c.subject.strip().lower() != "user":
+            if not _is_user(c.subject, names):
                 rejected.append(f"subject {c.subject!r} is not the user")
                 continue
             predicate = preds.normalise(c.predicate)
             obj = re.sub(r"\s+", " ", c.object).strip()
+            predicate, obj, c.object_is_entity = preds.canonical_pair(predicate, obj, c.object_is_entity,
+                                                                      raw=c.predicate)
             if c.object_is_entity:
                 obj = obj.lower()
             if not predicate:
@@ -331,13 +360,46 @@ class WritePipeline:
                 etype = "THING"
             c.kind = c.kind if c.kind in FACT_KINDS else "attribute"
             c.confidence = min(1.0, max(0.0, float(c.confidence)))
-            valid_at = timeutil.to_utc(c.valid_at) or at
-            valid_until = timeutil.to_utc(c.valid_until)
-            if valid_until is not None and valid_until < valid_at:
-                valid_until = valid_at
             c.text = (c.text or f"user {predicate} {obj}").strip()
-            plans.append(_Plan(c, predicate, obj, etype, valid_at, valid_until))
+            valid_at, valid_until = _window(c, at)
+            plan = _Plan(c, predicate, obj, etype, valid_at, valid_until)
+            plans.extend(self._as_planned(plan, at) if not c.ends and valid_at > at else [plan])
+            plans.extend(self._state_after(plan, candidates))
         return plans, rejected
+
+    def _as_planned(self, plan: _Plan, at: datetime) -> list[_Plan]:
+        """A plan, stored as what is true now and what will be: the intention, live from the message
+        until its date ("plans to move to · portland"); and from its date the new value of a state slot
+        ("lives in · portland"), or for a one-off occurrence (a trip, a race, a wedding) that occurrence
+        over its window, which ends (its own end, or the end of its day)."""
+        c, label = plan.cand, preds.intention(plan.predicate)
+        out = []
+        if label != plan.predicate:
+            out.append(_Plan(c.model_copy(update={"kind": "plan", "text": _retold(c.text, plan.predicate, label, plan.obj)}),
+                             label, plan.obj, plan.etype, at, plan.valid_at))
+        if plan.predicate.startswith(("plans to ", "is planning to ", "intends to ")):
+            return out
+        if plan.predicate in preds.STATE_KINDS or self.registry.is_one_value(plan.predicate):
+            kind = preds.STATE_KINDS.get(plan.predicate, "attribute" if c.kind == "plan" else c.kind)
+            out.append(_Plan(c.model_copy(update={"kind": kind}), plan.predicate, plan.obj, plan.etype,
+                             plan.valid_at, plan.valid_until))
+        else:
+            out.append(_Plan(c.model_copy(update={"kind": "event"}), plan.predicate, plan.obj, plan.etype,
+                             plan.valid_at, plan.valid_until or plan.valid_at + ONE_OFF_DAYS))
+        return out
+
+    @staticmethod
+    def _state_after(plan: _Plan, candidates: list[Candidate]) -> list[_Plan]:
+        """An event that starts a state ("got married to · sofia") also gives that state from its date,
+        unless the message already gave it."""
+        state = preds.STATE_AFTER_EVENT.get(plan.predicate)
+        if state is None or plan.cand.ends or plan.cand.kind not in ("event", "plan"):
+            return []
+        if any(preds.normalise(c.predicate) == state for c in candidates):
+            return []
+        kind = preds.STATE_KINDS.get(state, "relation" if state.startswith(("has ", "is married")) else "attribute")
+        return [_Plan(plan.cand.model_copy(update={"kind": kind, "text": f"user {state} {plan.obj}"}), state,
+                      plan.obj, plan.etype, plan.valid_at, None)]
 
     # -- embeddings computed before the transaction -----------------------------------------
     def _prefetch(self, scope: Scope, plans: list[_Plan], message_text: str | None) -> dict[str, np.ndarray]:
@@ -372,7 +434,14 @@ class WritePipeline:
 
     # -- steps 4-6: canonicalise, resolve, decide ------------------------------------------------
     def _decide(self, scope: Scope, plan: _Plan, at: datetime, episode_id: str | None,
-                vectors: dict[str, np.ndarray]) -> None:
+                vectors: dict[str, np.ndarray], msg: "Message | None" = None) -> None:
+        mine = msg.mine if msg is not None else set()
+        self._settle(scope, plan, at, episode_id, vectors, mine, msg.notes if msg is not None else [])
+        if plan.fact_id and plan.outcome in ("stored", "updated"):
+            mine.add(plan.fact_id)
+
+    def _settle(self, scope: Scope, plan: _Plan, at: datetime, episode_id: str | None,
+                vectors: dict[str, np.ndarray], mine: set[str], notes: list[str]) -> None:
         plan.predicate = self._canonical_predicate(scope, plan, vectors)
         if plan.cand.needs_known_entity and plan.etype is not None:
             # an opinion names a known thing, of whatever type it was first stored as
@@ -395,17 +464,25 @@ class WritePipeline:
             plan.outcome, plan.note = "rejected", "opinion about something never discussed"
             return
 
-        if plan.cand.ends:
-            self._end(scope, plan, at)
+        if plan.cand.ends and self._end(scope, plan, at, mine):
             return
+        if plan.valid_until is not None and plan.valid_until <= at:
+            # A fact of the past (an ending with nothing live to end, "I used to …"): kept with its window;
+            # said again, it is the same fact.
+            before_end = plan.valid_until - timedelta(microseconds=1)
+            twin = self._same_value(plan, [f for f in self.store.facts_in_slot(scope, [plan.predicate], before_end)
+                                           if f.valid_until is not None], vectors)
+            if twin is not None:
+                plan.outcome, plan.fact_id = "deduped", twin.fact_id
+                return
         slot = self.store.facts_in_slot(scope, [plan.predicate], at)
         if plan.cand.kind == "event":
             # an event is one occurrence: the gym on Monday and the gym on Thursday are two visits
             slot = [f for f in slot if f.kind != "event" or abs(f.valid_at - plan.valid_at) <= EVENT_SAME_DAYS]
         same = self._same_value(plan, slot, vectors)
-        if same is not None and same.valid_until is None and plan.valid_until is not None and plan.valid_until <= at:
+        if same is not None and same.valid_until is None and plan.valid_until is not None and plan.valid_until <= at \
+                and same.fact_id not in mine and self._close(scope, same, plan.valid_until):
             # "I used to live in Madrid" while Madrid is live: that value has ended.
-            self.store.update_fact(scope, same.fact_id, valid_until=max(plan.valid_until, same.valid_at))
             plan.outcome, plan.fact_id = "updated", same.fact_id
             return
         if same is not None and (same.valid_until is None or plan.valid_until is not None):
@@ -415,10 +492,18 @@ class WritePipeline:
         fact_id = f"f_{uuid.uuid4().hex}"
         contradicted = []
         opposite = preds.opposite(plan.predicate)
-        if opposite:
+        past = plan.valid_until is not None and plan.valid_until <= at
+        if opposite and not past:
             contradicted = [f for f in self.store.facts_in_slot(scope, [opposite], at)
                             if object_key(f.object) == object_key(plan.obj)]
         others = [f for f in slot if f is not same] if self.registry.is_one_value(plan.predicate) else []
+        together = [f for f in others if f.fact_id in mine]
+        if together:
+            # One message giving one slot two values ("keep it short and skip the small talk", "Berlin in
+            # the week, Munich at weekends") means both: they never supersede each other.
+            others = [f for f in others if f.fact_id not in mine]
+            notes.append(f"one message gave {plan.predicate!r} {len(together) + 1} values "
+                         f"({', '.join([*(f.object for f in together), plan.obj])}); all are kept")
         if same is not None:
             others.append(same)  # an ended value coming back: the open fact replaces it
         if plan.valid_until is None and self.registry.is_one_value(plan.predicate):
@@ -442,7 +527,7 @@ class WritePipeline:
                 if old.valid_until is None and old.valid_at <= at and (
                         conflicts.diet_conflict(plan.predicate, plan.obj, old)
                         or conflicts.partner_upgrade(plan.predicate, plan.obj, old)):
-                    self.store.update_fact(scope, old.fact_id, valid_until=max(plan.valid_at, old.valid_at))
+                    self._close(scope, old, plan.valid_at)
         fact = Fact(
             fact_id=fact_id, predicate=plan.predicate, object=plan.obj, object_is_entity=plan.etype is not None,
             entity_type=plan.etype, text=plan.cand.text, kind=plan.cand.kind, confidence=plan.cand.confidence,
@@ -462,17 +547,32 @@ class WritePipeline:
         ids = [fid for fid, _ in self.store.live_fact_ids(scope, at, limit)]
         return self.store.get_facts(scope, ids) if ids else []
 
-    def _end(self, scope: Scope, plan: _Plan, at: datetime) -> None:
+    def _end(self, scope: Scope, plan: _Plan, at: datetime, mine: set[str]) -> bool:
         """An ending ("I gave up the cello", "we broke up") ends the live facts it names, however
-        they were worded: they get ``valid_until``, never ``invalid_at`` (they were true until then)."""
-        ended = [f for f in self._live(scope, max(at, plan.valid_at))
-                 if f.valid_until is None and conflicts.ended_by(plan.predicate, plan.obj, f)]
+        they were worded: they get ``valid_until``, never ``invalid_at`` (they were true until then).
+        False when nothing live matches: the caller keeps the ending as a fact of the past."""
+        end = plan.valid_until or at
+        ended = [f for f in self._live(scope, max(at, end))
+                 if f.valid_until is None and f.fact_id not in mine and conflicts.ended_by(plan.predicate, plan.obj, f)]
+        ended = [f for f in ended if self._close(scope, f, end)]
         if not ended:
-            plan.outcome, plan.note = "rejected", f"nothing live to end for {plan.predicate!r} {plan.obj!r}"
-            return
-        for f in ended:
-            self.store.update_fact(scope, f.fact_id, valid_until=max(plan.valid_at, f.valid_at))
+            return False
         plan.outcome, plan.fact_id = "updated", ended[0].fact_id
+        return True
+
+    def _close(self, scope: Scope, fact: Fact, end: datetime) -> bool:
+        """End ``fact`` at ``end``, never before it starts. A fact whose start was only when it was first
+        mentioned (its message's time) and whose ending is dated earlier ("I'm vegetarian" in May, then "I
+        stopped being vegetarian in March") has a start nobody said: it becomes unknown. A fact whose
+        stated start lies after the end is another period: left alone (False)."""
+        if end > fact.valid_at:
+            self.store.update_fact(scope, fact.fact_id, valid_until=end)
+            return True
+        said = self.store.get_episode(scope, fact.episode_id) if fact.episode_id else None
+        if said is not None and said.at == fact.valid_at:
+            self.store.update_fact(scope, fact.fact_id, valid_at=UNKNOWN_START, valid_until=end)
+            return True
+        return False
 
     def _supersede(self, scope: Scope, old: Fact, plan: _Plan, new_id: str, at: datetime) -> None:
         plan.supersedes.append(old.fact_id)
@@ -560,6 +660,33 @@ class WritePipeline:
             result.memory_ids = list(dict.fromkeys(result.deduplicated_against))
         else:
             result.status, result.reason = "skipped", "no_valid_candidates"
+
+
+def _is_user(subject: str, names: set[str]) -> bool:
+    """The user, however a model wrote them: "user", "I", or the user's own name ("Maya", "Maya Chen")."""
+    who = preds.fold(subject).strip()
+    return who in USER_WORDS or who in names or (bool(who) and who.split()[0] in names)
+
+
+def _window(c: Candidate, at: datetime) -> tuple[datetime, datetime | None]:
+    """A candidate's validity window, never empty or inverted. An ending holds until it ended
+    (``valid_until``; an earlier prompt gave that time in ``valid_at``, still read) and from its start
+    when the message gave one; a window whose start was not said, or is no earlier than its end, has an
+    unknown start (:data:`UNKNOWN_START`)."""
+    start, until = timeutil.to_utc(c.valid_at), timeutil.to_utc(c.valid_until)
+    if c.ends:
+        end = until or start or at
+        return (start if until is not None and start is not None and start < until else UNKNOWN_START), end
+    start = start or at
+    if until is not None and until <= start:
+        start = UNKNOWN_START
+    return start, until
+
+
+def _retold(text: str, predicate: str, label: str, obj: str) -> str:
+    """A fact's sentence with its predicate replaced ("user lives in portland" → "user plans to move to
+    portland"), or, where the sentence does not hold the predicate, the plain one."""
+    return text.replace(predicate, label, 1) if predicate and predicate in text else f"user {label} {obj}"
 
 
 def _fuzzy_alias(short: str, long: str) -> bool:

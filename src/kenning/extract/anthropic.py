@@ -55,9 +55,9 @@ class AnthropicExtractor(LLMExtractor):
             headers["x-api-key"] = self.api_key
         return headers
 
-    def _complete(self, messages: list[dict]) -> Answer:
+    def _complete(self, messages: list[dict], max_tokens: int | None = None) -> Answer:
         system, messages = self._arrange(messages, self.prompt.system)
-        body = {"model": self.model, "max_tokens": self.max_tokens, "temperature": 0, "messages": messages,
+        body = {"model": self.model, "max_tokens": max_tokens or self.max_tokens, "temperature": 0, "messages": messages,
                 "tools": [TOOL], "tool_choice": {"type": "tool", "name": TOOL_NAME}}
         if system is not None:
             body["system"] = system
@@ -68,12 +68,12 @@ class AnthropicExtractor(LLMExtractor):
         if not isinstance(content, list):
             raise ExtractionError(f"anthropic server answered without a content list: {json.dumps(data)[:300]}; "
                                   f"is {self.base_url_env_var} the Messages API?")
-        note = (f"the answer was cut off at max_tokens {self.max_tokens} (raise KENNING_LLM_MAX_TOKENS)"
-                if data.get("stop_reason") == "max_tokens" else "")
+        cut = data.get("stop_reason") == "max_tokens"
+        note = f"the answer was cut off at max_tokens {self.max_tokens} (raise KENNING_LLM_MAX_TOKENS)" if cut else ""
         call = _tool_call(content)
         if call is None:
-            return Answer(None, data, note, problem=f"the answer has no {TOOL_NAME} tool call")
-        return Answer(call.get("input"), data, note)
+            return Answer(None, data, note, problem=f"the answer has no {TOOL_NAME} tool call", truncated=cut)
+        return Answer(call.get("input"), data, note, truncated=cut)
 
     def _follow_up(self, answer: Answer, error: str) -> list[dict]:
         content = answer.raw.get("content") or []

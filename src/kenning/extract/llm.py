@@ -27,6 +27,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
+import json_repair
+from dateutil import parser as dateparser
 
 from .. import timeutil
 from ..config import Settings
@@ -36,12 +38,13 @@ from .base import Candidate, Extractor
 
 log = logging.getLogger("kenning.extract")
 
-PROMPT_VERSION = "extract_v2"
+PROMPT_VERSION = "extract_v3"
 TOOL_NAME = "record_facts"
 _USER_MARK = "=== user ==="
 _SNIPPET = 300  # characters of a server's error body quoted in an error message
 INSTRUCTIONS = ("system", "user", "both")   # where the prompt's instructions go (KENNING_LLM_INSTRUCTIONS)
 DEFAULT_MAX_TOKENS = 2048                   # about 18 facts of ~110 tokens; bounds a runaway answer
+MAX_TOKENS_CEILING = 8192                   # the most room a cut-off answer is asked again with
 
 # The kinds a model may give, the same as the offline extractor's. The earlier names ("relationship",
 # "habit") are read as today's, and stored_kind() spells a kind the way model.FACT_KINDS does.
@@ -139,46 +142,113 @@ class MalformedOutput(ValueError):
 
 
 def loads_answer(content: str) -> Any:
-    """JSON from a model's text; tolerates a Markdown code fence around it (common in JSON mode)."""
-    body = content.strip()
-    fenced = re.fullmatch(r"```(?:json|JSON)?\s*\n?(.*?)\n?```", body, flags=re.S)
-    if fenced:
-        body = fenced.group(1).strip()
+    """JSON from a model's text, read tolerantly: a Markdown fence, a sentence before or after the
+    JSON, a trailing comment, single quotes or a trailing comma still give the value the model meant
+    (json_repair). Only an answer that holds no JSON value at all is unusable."""
+    body = _unfenced(content)
     if not body:
         raise MalformedOutput("the answer is empty; expected a JSON object like {\"facts\": [...]}")
     try:
         return json.loads(body)
     except json.JSONDecodeError as exc:
-        raise MalformedOutput(f"the answer is not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") \
-            from exc
+        strict_error = exc
+    start = min((i for i in (body.find("{"), body.find("[")) if i >= 0), default=-1)
+    if start >= 0:
+        repaired = json_repair.loads(body[start:], skip_json_loads=True)
+        if isinstance(repaired, (dict, list)) and (repaired or body[start:].strip() in ("[]", "{}")):
+            return repaired
+    raise MalformedOutput(f"the answer is not valid JSON ({strict_error.msg} at line {strict_error.lineno} "
+                          f"column {strict_error.colno})") from strict_error
+
+
+def complete_facts(content: Any) -> list[Any]:
+    """The facts a cut-off answer finished: each item of its ``facts`` list that is whole JSON. The fact
+    the cut went through is left out (a half-written fact is not a fact)."""
+    if isinstance(content, dict):   # a tool's input: the provider decoded what arrived
+        facts = content.get("facts")
+        return [f for f in facts if isinstance(f, dict)] if isinstance(facts, list) else []
+    if not isinstance(content, str):
+        return []
+    body = _unfenced(content)
+    found = re.search(r"""["']facts["']\s*:\s*\[""", body) or re.match(r"\s*\[", body)
+    if found is None:
+        return []
+    decoder, i, out = json.JSONDecoder(), found.end(), []
+    while True:
+        while i < len(body) and body[i] in " \t\r\n,":
+            i += 1
+        try:
+            item, i = decoder.raw_decode(body, i)
+        except json.JSONDecodeError:
+            return out
+        out.append(item)
+
+
+def _unfenced(content: str) -> str:
+    body = (content or "").strip()
+    fenced = re.search(r"```(?:json|JSON)?\s*\n?(.*?)(?:\n?```|\Z)", body, flags=re.S)
+    return fenced.group(1).strip() if fenced else body
 
 
 def parse_answer(answer: Any) -> list[Candidate]:
     """``{"facts": [...]}`` (a JSON string or already decoded) → one Candidate per fact.
 
-    A fact that breaks the schema comes back as ``Candidate(rejected=reason)``; an answer without a
-    ``facts`` list raises :class:`MalformedOutput`.
+    Read as the model meant it: a bare list of facts, ``"facts"`` given as one fact or as an object of
+    facts, a fact list under another single key. A fact that breaks the schema comes back as
+    ``Candidate(rejected=reason)``; an answer with no facts anywhere raises :class:`MalformedOutput`.
     """
     if isinstance(answer, str):
         answer = loads_answer(answer)
+    return [candidate_from(item, i) for i, item in enumerate(fact_list(answer))]
+
+
+def fact_list(answer: Any) -> list[Any]:
+    """The list of facts inside a decoded answer, whatever shape the model wrapped it in."""
     if isinstance(answer, list):
-        facts = answer  # a bare list of facts: the shape is clear enough
-    elif isinstance(answer, dict) and isinstance(answer.get("facts"), list):
-        facts = answer["facts"]
-    elif isinstance(answer, dict) and "facts" in answer:
-        raise MalformedOutput(f"\"facts\" must be a list, not {_json_type(answer['facts'])}")
-    else:
+        return answer
+    if not isinstance(answer, dict):
         raise MalformedOutput(f"expected a JSON object with a \"facts\" list, got {_json_type(answer)}")
-    return [candidate_from(item, i) for i, item in enumerate(facts)]
+    if "facts" not in answer:
+        if _looks_like_fact(answer):
+            return [answer]
+        lists = [v for v in answer.values() if isinstance(v, list)]
+        if len(lists) == 1 and all(isinstance(x, dict) for x in lists[0]):
+            return lists[0]
+        raise MalformedOutput(f"expected a JSON object with a \"facts\" list, got an object with keys "
+                              f"{', '.join(map(repr, list(answer)[:6])) or '(none)'}")
+    facts = answer["facts"]
+    if isinstance(facts, list):
+        return facts
+    if facts is None:
+        return []
+    if isinstance(facts, dict):
+        if _looks_like_fact(facts):
+            return [facts]
+        if facts and all(isinstance(v, dict) for v in facts.values()):
+            return list(facts.values())
+        if not facts:
+            return []
+    raise MalformedOutput(f"\"facts\" must be a list, not {_json_type(facts)}")
+
+
+def _looks_like_fact(value: dict) -> bool:
+    return "predicate" in value and "object" in value
 
 
 _STRINGS = ("subject", "predicate", "object", "kind", "text", "source_quote")
 _OPTIONAL_DEFAULTS = {"subject": "user", "kind": "attribute", "text": "", "source_quote": "",
                       "object_is_entity": False, "ends": False, "needs_known_entity": False, "confidence": 0.8}
+_WORDED_CONFIDENCE = {"very high": 0.95, "high": 0.9, "medium": 0.7, "moderate": 0.7, "low": 0.5, "very low": 0.3}
+_TRUE, _FALSE = {"true", "yes", "1"}, {"false", "no", "0", "", "null", "none"}
 
 
 def candidate_from(item: Any, index: int = 0) -> Candidate:
-    """One fact of the answer → a Candidate, or a rejected one that says which field broke the schema."""
+    """One fact of the answer → a Candidate, or a rejected one that says which field broke the schema.
+
+    Values a model wrote in another JSON type are read for what they say: a number or boolean given as
+    a string ("0.9", "true"), a worded confidence ("high"), a percentage (90), a number as the object
+    (an age), a date to the month ("March 2027", "2027-03") or the day.
+    """
     where = f"fact {index + 1}"
     if not isinstance(item, dict):
         return Candidate(predicate="", object="", rejected=f"{where} is {_json_type(item)}, not an object")
@@ -187,29 +257,73 @@ def candidate_from(item: Any, index: int = 0) -> Candidate:
             return _rejected(item, f"{where} has no {name!r}")
     values = {k: (item[k] if item.get(k) is not None else v) for k, v in _OPTIONAL_DEFAULTS.items()}
     values.update(predicate=item["predicate"], object=item["object"])
+    if isinstance(values["object"], (int, float)) and not isinstance(values["object"], bool):
+        values["object"] = f"{values['object']:g}" if isinstance(values["object"], float) else str(values["object"])
     for name in _STRINGS:
         if not isinstance(values[name], str):
             return _rejected(item, f"{where}: {name!r} must be a string, not {_json_type(values[name])}")
     for name in ("object_is_entity", "ends", "needs_known_entity"):
-        if not isinstance(values[name], bool):
-            return _rejected(item, f"{where}: {name!r} must be true or false, not {_json_type(values[name])}")
-    confidence = values["confidence"]
-    if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or not math.isfinite(confidence):
-        return _rejected(item, f"{where}: 'confidence' must be a number, not {_json_type(confidence)}")
+        value = values[name]
+        if isinstance(value, str) and value.strip().lower() in _TRUE | _FALSE:
+            value = values[name] = value.strip().lower() in _TRUE
+        if not isinstance(value, bool):
+            return _rejected(item, f"{where}: {name!r} must be true or false, not {_json_type(value)}")
+    confidence = _number(values["confidence"])
+    if confidence is None:
+        return _rejected(item, f"{where}: 'confidence' must be a number, not {_json_type(values['confidence'])}")
+    values["confidence"] = confidence / 100 if 1 < confidence <= 100 else confidence
     etype = item.get("entity_type")
     if etype is not None and not isinstance(etype, str):
         return _rejected(item, f"{where}: 'entity_type' must be a string or null, not {_json_type(etype)}")
-    values["entity_type"] = etype
+    values["entity_type"] = etype.strip().upper() or None if isinstance(etype, str) else None
     for name in ("valid_at", "valid_until"):
         raw = item.get(name)
         if raw is not None and not isinstance(raw, str):
             return _rejected(item, f"{where}: {name!r} must be an ISO 8601 string or null, not {_json_type(raw)}")
         try:
-            values[name] = timeutil.to_utc(raw, field=name) if raw else None
+            values[name] = read_time(raw, name)
         except InvalidTime:
-            return _rejected(item, f"{where}: {name!r} {raw!r} is not an ISO 8601 time")
+            return _rejected(item, f"{where}: {name!r} {raw!r} is not a date or ISO 8601 time")
     values["kind"] = stored_kind(values["kind"])
     return Candidate(**values)
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, str):
+        text = value.strip().lower().rstrip("%")
+        if text in _WORDED_CONFIDENCE:
+            return _WORDED_CONFIDENCE[text]
+        try:
+            value = float(text)
+        except ValueError:
+            return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        return None
+    return float(value)
+
+
+_YEAR = re.compile(r"\b(?:1[89]|2\d)\d\d\b")
+_UNSAID = {"", "null", "none", "unknown", "n/a", "na"}
+
+
+def read_time(raw: str | None, field: str = "time") -> datetime | None:
+    """A model's date: ISO 8601, or a date to the year, month or day in words or digits ("2027-03",
+    "March 2027", "3 March 2027"); what it leaves out starts at the earliest (the 1st, midnight UTC).
+    A date without a year is refused: the model is told to resolve relative dates itself."""
+    if raw is None or raw.strip().lower() in _UNSAID:
+        return None
+    text = raw.strip()
+    try:
+        return timeutil.to_utc(text, field=field)
+    except InvalidTime:
+        pass
+    if not _YEAR.search(text):
+        raise InvalidTime(f"{field} {raw!r} has no year")
+    try:
+        when = dateparser.parse(text, default=datetime(2000, 1, 1))
+    except (ValueError, OverflowError) as exc:
+        raise InvalidTime(f"{field} {raw!r} is not a date") from exc
+    return timeutil.to_utc(when, field=field)
 
 
 def _rejected(item: dict, reason: str) -> Candidate:
@@ -268,6 +382,11 @@ class Answer:
     raw: dict                        # the whole response body
     note: str = ""                   # e.g. "the answer was cut off at the token limit"
     problem: str = ""                # set when there is nothing to parse (no tool call, no content)
+    truncated: bool = False          # the model hit the token limit: the last fact may be cut
+
+    def complete_candidates(self) -> list[Candidate]:
+        """The facts of a cut-off answer that arrived whole."""
+        return [candidate_from(item, i) for i, item in enumerate(complete_facts(self.payload))]
 
     def candidates(self) -> list[Candidate]:
         if self.problem:
@@ -317,6 +436,8 @@ class LLMExtractor(Extractor):
         messages = [{"role": "user", "content": self.prompt.render(text, at=at, context=context,
                                                                    known_entities=known_entities)}]
         answer = self._complete(messages)
+        if answer.truncated:
+            return self._after_cut(messages, answer)
         try:
             return answer.candidates()
         except MalformedOutput as first:
@@ -325,6 +446,8 @@ class LLMExtractor(Extractor):
             log.debug("%s: unusable answer: %s", self.name, first)
             messages = messages + self._follow_up(answer, self._reask_text(first, answer))
         answer = self._complete(messages)
+        if answer.truncated:
+            return self._after_cut(messages, answer)
         try:
             return answer.candidates()
         except MalformedOutput as second:
@@ -333,6 +456,27 @@ class LLMExtractor(Extractor):
                 f"error): {second}{'; ' + answer.note if answer.note else ''}. Check that the model can follow "
                 f"JSON instructions, or try a larger model") from second
 
+    def _after_cut(self, messages: list[dict], answer: Answer) -> list[Candidate]:
+        """An answer cut off at the token limit: ask the same question again with room to finish (up to
+        :data:`MAX_TOKENS_CEILING`); if that answer is cut too, keep every fact that arrived whole in the
+        longer of the two. The complete facts before a cut are never lost."""
+        kept = answer.complete_candidates()
+        room = min(max(self.max_tokens, 1) * 4, max(MAX_TOKENS_CEILING, self.max_tokens))
+        if room > self.max_tokens:
+            log.info("%s: the answer was cut off at %d tokens; asking again with %d", self.name, self.max_tokens,
+                     room)
+            again = self._complete(messages, max_tokens=room)
+            if not again.truncated:
+                try:
+                    return again.candidates()
+                except MalformedOutput:
+                    pass
+            more = again.complete_candidates()
+            kept = more if len(more) > len(kept) else kept
+        log.warning("%s: the answer was cut off at the token limit; kept the %d fact%s that arrived whole "
+                    "(raise KENNING_LLM_MAX_TOKENS)", self.name, len(kept), "" if len(kept) == 1 else "s")
+        return kept
+
     @staticmethod
     def _reask_text(error: MalformedOutput, answer: Answer) -> str:
         note = f" ({answer.note})" if answer.note else ""
@@ -340,8 +484,9 @@ class LLMExtractor(Extractor):
                 f"{{\"facts\": [...]}}, every field of every fact present, exactly as the instructions say.")
 
     # -- provider hooks -------------------------------------------------------------------------
-    def _complete(self, messages: list[dict]) -> Answer:
-        """Send the conversation, return the model's answer."""
+    def _complete(self, messages: list[dict], max_tokens: int | None = None) -> Answer:
+        """Send the conversation (with an answer cap of ``max_tokens``, default the configured one),
+        return the model's answer."""
         raise NotImplementedError
 
     def _follow_up(self, answer: Answer, error: str) -> list[dict]:

@@ -82,13 +82,13 @@ class OpenAIExtractor(LLMExtractor):
     def _headers(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
 
-    def _body(self, messages: list[dict]) -> dict:
+    def _body(self, messages: list[dict], max_tokens: int | None = None) -> dict:
         instructions = self.prompt.system
         if self.response_format != "json_schema":
             instructions += ("\n\nThe answer must be one JSON object, nothing else, valid against this JSON Schema:\n"
                              + json.dumps(FACT_SCHEMA))
         system, messages = self._arrange(messages, instructions)
-        body = {"model": self.model, "temperature": 0, self.token_param: self.max_tokens,
+        body = {"model": self.model, "temperature": 0, self.token_param: max_tokens or self.max_tokens,
                 "messages": [*([{"role": "system", "content": system}] if system is not None else []), *messages]}
         if self.response_format == "json_schema":
             body["response_format"] = {"type": "json_schema",
@@ -99,10 +99,10 @@ class OpenAIExtractor(LLMExtractor):
             body["response_format"] = {"type": "json_object"}
         return body
 
-    def _complete(self, messages: list[dict]) -> Answer:
+    def _complete(self, messages: list[dict], max_tokens: int | None = None) -> Answer:
         while True:
             try:
-                return self._answer(self._post(self.url, self._body(messages)))
+                return self._answer(self._post(self.url, self._body(messages, max_tokens)))
             except RequestRejected as exc:
                 if not (self._other_token_param(exc) or self._step_down(exc)):
                     raise self._explained(exc) from exc
@@ -153,13 +153,14 @@ class OpenAIExtractor(LLMExtractor):
         content = message.get("content")
         if isinstance(content, list):  # content parts: [{"type": "text", "text": ...}]
             content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
+        cut = choice.get("finish_reason") == "length"
         note = (f"the answer was cut off at the token limit ({self.token_param} {self.max_tokens}; raise "
-                f"KENNING_LLM_MAX_TOKENS)" if choice.get("finish_reason") == "length" else "")
+                f"KENNING_LLM_MAX_TOKENS)" if cut else "")
         if content is None:
             if message.get("refusal"):
                 raise ExtractionError(f"openai model {self.model!r} refused to extract: {message['refusal']}")
             return Answer(None, data, note, problem="the answer has no content; expected a JSON object")
-        return Answer(content, data, note)
+        return Answer(content, data, note, truncated=cut)
 
     def _follow_up(self, answer: Answer, error: str) -> list[dict]:
         said = answer.payload if isinstance(answer.payload, str) else json.dumps(answer.payload)

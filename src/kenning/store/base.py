@@ -99,8 +99,10 @@ class FactStore(ABC):
 
     @abstractmethod
     def update_fact(self, scope: Scope, fact_id: str, *, invalid_at: datetime | None = None,
-                    valid_until: datetime | None = None, superseded_by: str | None = None) -> None:
-        """Close a fact's window or mark it superseded/deleted; scope fields never change."""
+                    valid_until: datetime | None = None, superseded_by: str | None = None,
+                    valid_at: datetime | None = None) -> None:
+        """Close a fact's window or mark it superseded/deleted (``valid_at``: a start found to be unknown,
+        when an ending dates before it); scope fields never change."""
 
     @abstractmethod
     def get_facts(self, scope: Scope, fact_ids: list[str]) -> list[Fact]: ...
@@ -194,6 +196,12 @@ class MessageStore(ABC):
     @abstractmethod
     def previous_message(self, scope: Scope, chat: str | None, at: datetime) -> Episode | None:
         """The latest message of ``chat`` said at or before ``at``."""
+
+    @abstractmethod
+    def previous_messages(self, scope: Scope, chat: str | None, at: datetime, n: int, role: str | None = None,
+                          exclude: str | None = None) -> list[Episode]:
+        """Up to ``n`` latest messages of ``chat`` said at or before ``at`` (of ``role`` only, when given;
+        never the message ``exclude``), latest first: what an extractor reads as a message's context."""
 
     @abstractmethod
     def get_episode(self, scope: Scope, episode_id: str) -> Episode | None: ...

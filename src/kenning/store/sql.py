@@ -295,6 +295,22 @@ class SQLStore(Store):
                           (*scope, *(() if chat is None else (chat,)), self.dialect.dump_time(at)))
         return episode_of(rows[0]) if rows else None
 
+    def previous_messages(self, scope: Scope, chat: str | None, at: datetime, n: int, role: str | None = None,
+                          exclude: str | None = None) -> list[Episode]:
+        where, params = [SCOPED, "at <= ?"], [*scope, self.dialect.dump_time(at)]
+        for column, value in (("chat", chat), ("role", role)):
+            if column == "chat" and value is None:
+                where.append("chat IS NULL")
+            elif value is not None:
+                where.append(f"{column} = ?")
+                params.append(value)
+        if exclude is not None:
+            where.append("episode_id <> ?")
+            params.append(exclude)
+        rows = self._read(f"SELECT {EPISODE_COLUMNS} FROM episodes WHERE {' AND '.join(where)}"
+                          f" ORDER BY at DESC, {self.dialect.row_order} DESC LIMIT ?", (*params, n))
+        return [episode_of(r) for r in rows]
+
     def get_episodes(self, scope: Scope, episode_ids: list[str]) -> list[Episode]:
         return self._by_ids(f"SELECT {EPISODE_COLUMNS} FROM episodes", "episode_id", scope, episode_ids, episode_of,
                             unique=False)
@@ -414,10 +430,11 @@ class SQLStore(Store):
         rows = self._read(sql, (*scope, *start, hops, *scope, t, t, *scope, t, t, *scope, t, t, limit))
         return [(r["fact_id"], r["episode_id"], int(r["hop"])) for r in rows]
 
-    def update_fact(self, scope: Scope, fact_id: str, *, invalid_at=None, valid_until=None, superseded_by=None) -> None:
+    def update_fact(self, scope: Scope, fact_id: str, *, invalid_at=None, valid_until=None, superseded_by=None,
+                    valid_at=None) -> None:
         dump = self.dialect.dump_time
         sets, params = self._given([("invalid_at", dump(invalid_at)), ("valid_until", dump(valid_until)),
-                                    ("superseded_by", superseded_by)])
+                                    ("superseded_by", superseded_by), ("valid_at", dump(valid_at))])
         if sets:
             self._write(f"UPDATE facts SET {', '.join(sets)} WHERE {SCOPED} AND fact_id = ?", (*params, *scope, fact_id))
             self._changed(scope)
