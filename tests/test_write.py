@@ -81,10 +81,13 @@ def test_planned_move_keeps_the_old_city_live_until_it_happens(mem, now):
     r = mem.add("I'm moving to Paris next month.", "sam", at=said)
     assert r.status == "stored" and len(r.supersedes) == 1
 
-    assert objects(live(mem, "sam")) == ["berlin"], "the move is still in the future"
-    berlin = live(mem, "sam")[0]
+    assert objects(live(mem, "sam"), "lives in") == ["berlin"], "the move is still in the future"
+    assert objects(live(mem, "sam"), "plans to move to") == ["paris"], "the intention is live now"
+    berlin = next(f for f in live(mem, "sam") if f.predicate == "lives in")
     assert berlin.invalid_at is None and berlin.valid_until is not None
-    assert objects(live(mem, "sam", as_of=said + timedelta(days=40))) == ["paris"]
+    later = live(mem, "sam", as_of=said + timedelta(days=40))
+    assert objects(later, "lives in") == ["paris"] and objects(later, "plans to move to") == [], \
+        "on its date the plan is the new state and the intention is over"
     assert {f.object for f in history(mem, "sam")} == {"berlin", "paris"}
 
 
@@ -92,7 +95,7 @@ def test_future_move_in_a_named_month(mem, now):
     october = datetime(now.year - 1, 10, 15, 10, tzinfo=timezone.utc)
     mem.add("I live in Berlin.", "sam", at=october - timedelta(days=30))
     mem.add("I'm moving to Paris in December.", "sam", at=october)
-    assert objects(live(mem, "sam", as_of=october + timedelta(days=30))) == ["berlin"]
+    assert objects(live(mem, "sam", as_of=october + timedelta(days=30)), "lives in") == ["berlin"]
     assert objects(live(mem, "sam", as_of=datetime(now.year, 1, 15, tzinfo=timezone.utc))) == ["paris"]
 
 
@@ -205,11 +208,16 @@ def test_no_longer_ends_the_live_fact(mem):
     assert objects(live(mem, "sam", as_of=at(20))) == ["rome"]
 
 
-def test_no_longer_with_nothing_to_end_is_rejected(mem):
+def test_no_longer_with_nothing_to_end_is_kept_as_the_past(mem):
     r = mem.add("I no longer live in Rome.", "sam", at=at(0))
-    assert r.status == "skipped" and r.reason == "no_valid_candidates"
-    assert r.candidates_rejected == 1 and r.rejections
-    assert history(mem, "sam") == []
+    assert r.status == "stored" and r.candidates_stored == 1
+    assert live(mem, "sam") == []
+    [rome] = history(mem, "sam")
+    assert (rome.predicate, rome.object, rome.valid_until, rome.start_known) == ("lives in", "rome", at(0), False)
+    assert rome.valid_until > rome.valid_at, "never an empty window"
+    assert objects(live(mem, "sam", as_of=at(-1))) == ["rome"], "it held before it ended"
+    again = mem.add("I no longer live in Rome.", "sam", at=at(0))
+    assert again.candidates_deduped == 1 and len(history(mem, "sam")) == 1, "said twice, one fact"
 
 
 def test_used_to_is_history_not_a_live_fact(mem):

@@ -74,6 +74,26 @@ STATE_KINDS = {
     "has cat": "relation", "is retired": "attribute", "is learning": "skill", "studies": "skill",
     "speaks": "skill", "goes by": "attribute", "is named": "attribute",
 }
+# Verbs of a one-off occurrence (a trip, a visit, a race, a wedding, an appointment): a plan of one of them
+# happens over a window that ends, where a plan of another verb starts something that lasts.
+OCCURRENCE_VERBS = frozenset("""fly visit travel attend run race stay go see meet celebrate host throw perform
+ compete sit hike cruise tour camp present speak interview holiday vacation honeymoon trip ski surf swim
+ cycle ride walk sail play watch have take get marry wed graduate give fight audition""".split())
+
+
+def is_occurrence(predicate: str) -> bool:
+    """Whether a plan's predicate names a one-off occurrence ("is flying to", "is running", "attends")."""
+    words = predicate.split()
+    if words and words[0] in ("is", "are", "am", "will", "plans") and len(words) > 1:
+        verb = words[1]
+        if verb == "to" and len(words) > 2:
+            verb = words[2]
+        verb = ungerund(verb) if verb.endswith("ing") and len(verb) > 4 else verb
+    else:
+        verb = base_form(words[0]) if words else ""
+    return verb in OCCURRENCE_VERBS
+
+
 # Events whose occurrence starts a state: "got married to · sofia" makes "is married to · sofia" true.
 STATE_AFTER_EVENT = {"got married to": "is married to", "married": "is married to", "got engaged to": "has fiance",
                      "moved to": "lives in", "adopted": "has pet", "retired from": "is retired from"}
@@ -135,9 +155,9 @@ def intention(predicate: str) -> str:
 def ungerund(word: str) -> str:
     """ "visiting" → "visit", "running" → "run", "moving" → "move" (a label, not a lemmatiser)."""
     stem = word[:-3]
-    if len(stem) >= 3 and stem[-1] == stem[-2] and stem[-1] not in "aeioulsz":
-        return stem[:-1]
     vowels = re.findall(r"[aeiouy]+", stem)
+    if len(stem) >= 3 and stem[-1] == stem[-2] and (stem[-1] not in "aeioulsz" or (stem[-1] == "l" and len(vowels) >= 2)):
+        return stem[:-1]   # "running" → "run", "travelling" → "travel"; "calling" stays "call"
     if stem.endswith(("v", "c", "z", "ur", "ir", "dg")) or (stem.endswith("at") and len(vowels) >= 2) or (
             len(vowels) == 1 and re.search(r"[^aeiou][aeiou][^aeiouwxy]$", stem)):
         return stem + "e"

@@ -370,8 +370,9 @@ class WritePipeline:
     def _as_planned(self, plan: _Plan, at: datetime) -> list[_Plan]:
         """A plan, stored as what is true now and what will be: the intention, live from the message
         until its date ("plans to move to · portland"); and from its date the new value of a state slot
-        ("lives in · portland"), or for a one-off occurrence (a trip, a race, a wedding) that occurrence
-        over its window, which ends (its own end, or the end of its day)."""
+        ("lives in · portland"), or for a one-off occurrence (a trip, a race, a wedding: a verb of
+        :data:`~kenning.predicates.OCCURRENCE_VERBS`, or any plan given an end) that occurrence over its
+        window, which ends (its own end, or the end of its day)."""
         c, label = plan.cand, preds.intention(plan.predicate)
         out = []
         if label != plan.predicate:
@@ -379,13 +380,14 @@ class WritePipeline:
                              label, plan.obj, plan.etype, at, plan.valid_at))
         if plan.predicate.startswith(("plans to ", "is planning to ", "intends to ")):
             return out
-        if plan.predicate in preds.STATE_KINDS or self.registry.is_one_value(plan.predicate):
+        state = plan.predicate in preds.STATE_KINDS or self.registry.is_one_value(plan.predicate)
+        if not state and (plan.valid_until is not None or preds.is_occurrence(plan.predicate)):
+            out.append(_Plan(c.model_copy(update={"kind": "event"}), plan.predicate, plan.obj, plan.etype,
+                             plan.valid_at, plan.valid_until or plan.valid_at + ONE_OFF_DAYS))
+        else:   # a new state, or something that lasts once it starts ("picks up · model 3")
             kind = preds.STATE_KINDS.get(plan.predicate, "attribute" if c.kind == "plan" else c.kind)
             out.append(_Plan(c.model_copy(update={"kind": kind}), plan.predicate, plan.obj, plan.etype,
                              plan.valid_at, plan.valid_until))
-        else:
-            out.append(_Plan(c.model_copy(update={"kind": "event"}), plan.predicate, plan.obj, plan.etype,
-                             plan.valid_at, plan.valid_until or plan.valid_at + ONE_OFF_DAYS))
         return out
 
     @staticmethod
@@ -497,7 +499,8 @@ class WritePipeline:
             contradicted = [f for f in self.store.facts_in_slot(scope, [opposite], at)
                             if object_key(f.object) == object_key(plan.obj)]
         others = [f for f in slot if f is not same] if self.registry.is_one_value(plan.predicate) else []
-        together = [f for f in others if f.fact_id in mine]
+        together = [f for f in others if f.fact_id in mine and _overlap(f, plan)]
+        others = [f for f in others if f.fact_id not in mine]
         if together:
             # One message giving one slot two values ("keep it short and skip the small talk", "Berlin in
             # the week, Munich at weekends") means both: they never supersede each other.
@@ -660,6 +663,12 @@ class WritePipeline:
             result.memory_ids = list(dict.fromkeys(result.deduplicated_against))
         else:
             result.status, result.reason = "skipped", "no_valid_candidates"
+
+
+def _overlap(fact: Fact, plan: _Plan) -> bool:
+    """Whether a stored fact's window and a candidate's share a moment."""
+    return (fact.valid_until is None or fact.valid_until > plan.valid_at) and (
+        plan.valid_until is None or plan.valid_until > fact.valid_at)
 
 
 def _is_user(subject: str, names: set[str]) -> bool:

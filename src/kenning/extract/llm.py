@@ -153,12 +153,39 @@ def loads_answer(content: str) -> Any:
     except json.JSONDecodeError as exc:
         strict_error = exc
     start = min((i for i in (body.find("{"), body.find("[")) if i >= 0), default=-1)
-    if start >= 0:
+    if start >= 0 and not looks_cut(body[start:]):
+        try:   # JSON with words around it
+            return json.JSONDecoder().raw_decode(body, start)[0]
+        except json.JSONDecodeError:
+            pass
         repaired = json_repair.loads(body[start:], skip_json_loads=True)
-        if isinstance(repaired, (dict, list)) and (repaired or body[start:].strip() in ("[]", "{}")):
+        if isinstance(repaired, dict) or (isinstance(repaired, list) and all(isinstance(x, dict) for x in repaired)):
             return repaired
     raise MalformedOutput(f"the answer is not valid JSON ({strict_error.msg} at line {strict_error.lineno} "
                           f"column {strict_error.colno})") from strict_error
+
+
+def looks_cut(text: str) -> bool:
+    """Whether the JSON value that ``text`` opens never closes (it stops inside a string or with brackets
+    left open): an answer cut off by the token limit, or by a server that did not say so."""
+    depth, in_string, escaped = 0, False, False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "{[":
+            depth += 1
+        elif ch in "}]":
+            depth -= 1
+            if depth <= 0:
+                return False
+    return depth > 0
 
 
 def complete_facts(content: Any) -> list[Any]:
@@ -212,7 +239,7 @@ def fact_list(answer: Any) -> list[Any]:
         if _looks_like_fact(answer):
             return [answer]
         lists = [v for v in answer.values() if isinstance(v, list)]
-        if len(lists) == 1 and all(isinstance(x, dict) for x in lists[0]):
+        if len(lists) == 1 and lists[0] and all(isinstance(x, dict) and _looks_like_fact(x) for x in lists[0]):
             return lists[0]
         raise MalformedOutput(f"expected a JSON object with a \"facts\" list, got an object with keys "
                               f"{', '.join(map(repr, list(answer)[:6])) or '(none)'}")
@@ -383,6 +410,12 @@ class Answer:
     note: str = ""                   # e.g. "the answer was cut off at the token limit"
     problem: str = ""                # set when there is nothing to parse (no tool call, no content)
     truncated: bool = False          # the model hit the token limit: the last fact may be cut
+
+    def __post_init__(self):
+        if not self.truncated and isinstance(self.payload, str):
+            body = _unfenced(self.payload)
+            start = min((i for i in (body.find("{"), body.find("[")) if i >= 0), default=-1)
+            self.truncated = start >= 0 and looks_cut(body[start:])
 
     def complete_candidates(self) -> list[Candidate]:
         """The facts of a cut-off answer that arrived whole."""
