@@ -69,12 +69,18 @@ class Worker:
 
         def finisher(job: Job):
             def finish(result: AddResult) -> None:
-                store.finish(job.request_id, self.name, result.model_dump(mode="json", exclude={"memory"}))
+                # An extraction that failed kept the message: the job says so (failed, with the error and the
+                # receipt), and retry_failed() or Memory.remine() mines it again.
+                error = f"ExtractionError: {result.extraction_error}" if result.extraction_error else None
+                store.finish(job.request_id, self.name, result.model_dump(mode="json", exclude={"memory"}), error=error)
                 finished.add(job.request_id)
             return finish
 
-        messages = [Message(job.scope, job.content, job.at, job.role, job.client_ref, job.chat, job.message_id,
-                            job.temporary, finisher(job)) for job in runnable]
+        # A turn without a caller's message_id gets one from its job, so running it again (a retried job)
+        # finds the message it kept the first time instead of keeping it twice.
+        messages = [Message(job.scope, job.content, job.at, job.role, job.client_ref, job.chat,
+                            job.message_id or f"ep_{job.request_id.removeprefix('req_')}", job.temporary,
+                            finisher(job)) for job in runnable]
         try:
             results = self.services.writer.add_many(messages) if messages else []
         except Exception as exc:  # a bug must fail the jobs visibly, not kill the worker

@@ -492,7 +492,8 @@ class LLMExtractor(Extractor):
     def _after_cut(self, messages: list[dict], answer: Answer) -> list[Candidate]:
         """An answer cut off at the token limit: ask the same question again with room to finish (up to
         :data:`MAX_TOKENS_CEILING`); if that answer is cut too, keep every fact that arrived whole in the
-        longer of the two. The complete facts before a cut are never lost."""
+        longer of the two. The complete facts before a cut are never lost; a cut before the first fact was
+        whole is an :class:`ExtractionError` (the message is kept, to be mined again)."""
         kept = answer.complete_candidates()
         room = min(max(self.max_tokens, 1) * 4, max(MAX_TOKENS_CEILING, self.max_tokens))
         if room > self.max_tokens:
@@ -506,6 +507,11 @@ class LLMExtractor(Extractor):
                     pass
             more = again.complete_candidates()
             kept = more if len(more) > len(kept) else kept
+        if not kept:
+            how = answer.note or "the JSON stops part-way"
+            raise ExtractionError(f"{self.provider} model {self.model!r} was cut off before any fact was whole, "
+                                  f"also when asked again with room for {room} tokens ({how}); raise "
+                                  f"KENNING_LLM_MAX_TOKENS")
         log.warning("%s: the answer was cut off at the token limit; kept the %d fact%s that arrived whole "
                     "(raise KENNING_LLM_MAX_TOKENS)", self.name, len(kept), "" if len(kept) == 1 else "s")
         return kept
