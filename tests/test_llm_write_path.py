@@ -261,3 +261,56 @@ def test_the_users_own_name_as_subject_means_the_user():
         assert receipt.candidates_rejected == 0 and receipt.candidates_stored == len(named["facts"])
     finally:
         r.close()
+
+
+# -- the message is always kept; kenning remine mines it again --------------------------------------------------
+def test_a_failed_extraction_keeps_the_message_and_remine_mines_it_once_the_model_works():
+    text = MESSAGES["m15"]["text"]
+    r = Replay(wrap=lambda answer: "I'd rather not answer in JSON today.")
+    try:
+        receipt = r.mem.add(text, dataset="d", at=MESSAGES["m15"]["at"], message_id="msg-1")
+        assert receipt.reason == "extraction_failed" and "unusable output twice" in receipt.extraction_error
+        assert r.facts("d") == [] and r.mem.messages.get("d", "msg-1").content == text
+
+        r.wrap = None   # the model behaves again
+        [again] = r.mem.remine("d")
+        assert again.extraction_error is None and again.episode_id == "msg-1"
+        history = r.facts("d", include_invalidated=True)
+        assert ("plans to move to", "lisbon") in pairs(history) and {f.episode_id for f in history} == {"msg-1"}
+        assert r.mem.remine("d") == [], "no message left that no fact cites"
+        redone = r.mem.remine("d", all_messages=True)
+        assert redone[0].candidates_deduped >= 1 and len(r.facts("d", include_invalidated=True)) == len(history)
+        with pytest.raises(Exception, match="no message 'nope'"):
+            r.mem.remine("d", ["nope"])
+    finally:
+        r.close()
+
+
+def test_kenning_remine_on_the_command_line_uses_the_configured_model(tmp_path):
+    import subprocess
+    import sys
+
+    text = MESSAGES["m15"]["text"]
+    r = Replay(wrap=lambda answer: "not JSON")
+    try:
+        env = {"KENNING_HOME": str(tmp_path), "PATH": "/usr/bin:/bin", "KENNING_EXTRACTOR": "openai",
+               "KENNING_LLM_BASE_URL": r.server.url + "/v1", "KENNING_LLM_MODEL": "stand-in",
+               "KENNING_LLM_RESPONSE_FORMAT": "json_schema"}
+        db = str(tmp_path / "k.db")
+
+        def cli(*args):
+            return subprocess.run([sys.executable, "-m", "kenning.cli", "--db", db, *args], capture_output=True,
+                                  text=True, env=env, timeout=120)
+
+        added = cli("add", "--dataset", "d", "--at", MESSAGES["m15"]["at"], text)
+        assert added.returncode == 0, added.stderr
+        assert "extraction_failed" in added.stdout
+        failed = cli("remine", "--dataset", "d", "--json")
+        assert failed.returncode == 1 and "1 failed to extract" in failed.stderr
+        r.wrap = None
+        done = cli("remine", "--dataset", "d", "--json")
+        assert done.returncode == 0, done.stderr
+        row = json.loads(done.stdout.splitlines()[0])
+        assert (row["status"], row["stored"], row["error"]) == ("stored", 2, "")
+    finally:
+        r.close()

@@ -110,6 +110,20 @@ def cmd_jobs(args) -> int:
     return 0
 
 
+def cmd_remine(args) -> int:
+    """Mine kept user messages again: after a failed extraction, or with another extractor."""
+    mem = _memory(args)
+    results = mem.remine(args.dataset, args.message_id or None, all_messages=args.all)
+    rows = [{"message_id": r.episode_id, "status": r.status, "stored": r.candidates_stored,
+             "updated": r.candidates_updated, "deduped": r.candidates_deduped,
+             "error": r.extraction_error or r.reason or ""} for r in results]
+    _show(args, rows, ["message_id", "status", "stored", "updated", "deduped", "error"], "messages")
+    failed = sum(r.extraction_error is not None for r in results)
+    print(f"mined {len(results)} message(s) again; {failed} failed to extract", file=sys.stderr)
+    mem.close()
+    return 1 if failed else 0
+
+
 def cmd_delete_fact(args) -> int:
     """Soft delete: the fact leaves every live view now and stays in the history."""
     mem = _memory(args)
@@ -628,6 +642,13 @@ def _resource_commands(sub) -> None:
     p.add_argument("--limit", type=int, default=50)
     p.add_argument("--offset", type=int, default=0)
     p.set_defaults(func=cmd_jobs)
+
+    p = sub.add_parser("remine", help="mine kept user messages again (after a failed extraction, or with "
+                                      "another extractor): by default those no fact cites")
+    p.add_argument("--dataset", required=True)
+    p.add_argument("--message-id", action="append", help="this message (repeatable)")
+    p.add_argument("--all", action="store_true", help="every user message of the dataset, in the order said")
+    p.set_defaults(func=cmd_remine)
 
     p = sub.add_parser("delete-fact", help="delete a fact (soft: it stays in the history)")
     p.add_argument("fact_id")

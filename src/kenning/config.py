@@ -59,6 +59,7 @@ class Settings(BaseModel):
     # model-backed extractors (Memory(extractor="openai" | "anthropic")); keys stay out of reprs
     llm_base_url: str | None = None          # an OpenAI-compatible API root, e.g. https://api.openai.com/v1
     llm_model: str | None = None
+    extractor: Literal["parse", "openai", "anthropic"] = "parse"   # Memory()'s extractor when none is passed
     llm_api_key: str | None = Field(None, repr=False)
     llm_timeout: float = Field(30.0, gt=0)   # seconds per request
     llm_max_tokens: int = Field(2048, gt=0)  # the answer's token cap (max_tokens), both providers
@@ -98,7 +99,7 @@ class Settings(BaseModel):
                      "token_seconds", "token_max_seconds", "session_seconds",
                      "max_note_chars", "note_dedupe_threshold", "max_notes_per_call", "max_core_chars", "max_render", "max_body_bytes", "max_import_bytes", "public_docs", "max_open_jobs", "max_core_versions", "max_core_files", "max_dataset_chars",
                      "rate_limit_user", "rate_limit_key", "rate_limit_storage", "permission_read", "permission_admin", "llm_base_url", "llm_model", "llm_api_key",
-                     "llm_timeout", "llm_max_tokens", "llm_response_format", "llm_instructions",
+                     "llm_timeout", "llm_max_tokens", "extractor", "llm_response_format", "llm_instructions",
                      "anthropic_base_url", "anthropic_api_key", "anthropic_model"):
             key = f"KENNING_{name.upper()}"
             if env.get(key):

@@ -84,7 +84,7 @@ class Memory:
         return super().__new__(cls)
 
     def __init__(self, url: str | None = None, *, settings: Settings | None = None,
-                 embedder: Embedder | str | None = "local", extractor: Extractor | str = "parse",
+                 embedder: Embedder | str | None = "local", extractor: Extractor | str | None = None,
                  project: str | None = None, environment: str | None = None, api_key: str | None = None,
                  replicas: Sequence[str] | None = None):
         """``replicas``: PostgreSQL read replicas of ``url`` (libpq URLs); recall and listings read there."""
@@ -99,6 +99,8 @@ class Memory:
         self.embedder: Embedder | None = embedder
         if embedder is not None:
             self.store.check_embedding_model(embedder.name, embedder.dim)
+        if extractor is None:   # the configured one (KENNING_EXTRACTOR): how serve, worker and remine get a model
+            extractor = self.settings.extractor
         if extractor == "parse":
             from .extract.parse import ParseExtractor
 
@@ -142,6 +144,44 @@ class Memory:
         """Mine ``text`` for durable facts about the user and store them now."""
         return self.services.writer.add(self.services.scope(dataset, project, environment), text, at=at, role=role,
                                 client_ref=client_ref, chat=chat, message_id=message_id, temporary=temporary)
+
+    def remine(self, dataset: str, message_ids: Sequence[str] | None = None, *, all_messages: bool = False,
+               project: str | None = None, environment: str | None = None) -> list[AddResult]:
+        """Mine kept user messages again, in the order they were said, through the write path (whatever is
+        already stored is deduplicated, never stored twice): after an extraction failed (the receipt's
+        ``extraction_error``, a failed job), or with a better extractor. ``message_ids``: those messages;
+        otherwise the dataset's user messages that no fact cites, or every user message with
+        ``all_messages``. Returns one receipt per message."""
+        scope = self.services.scope(dataset, project, environment)
+        store = self.store
+        if message_ids is not None:
+            ids = [check_id(i, "message_id") for i in message_ids]
+            found = {e.episode_id: e for e in store.get_episodes(scope, ids)}
+            missing = [i for i in ids if i not in found]
+            if missing:
+                raise NotFound(f"no message {missing[0]!r} in dataset {dataset!r}")
+            episodes = [found[i] for i in ids]
+        else:
+            episodes, offset = [], 0
+            while True:
+                chats, total = store.chats(scope, 100, offset)
+                for chat in chats:
+                    start = 0
+                    while True:
+                        page, count = store.chat_messages(scope, chat.chat, 500, start)
+                        episodes += page
+                        start += len(page)
+                        if not page or start >= count:
+                            break
+                offset += len(chats)
+                if not chats or offset >= total:
+                    break
+            if not all_messages:
+                episodes = [e for e in episodes if e.role == "user" and store.list_facts(scope, FactQuery(
+                    include_invalidated=True, limit=1, message_id=e.episode_id))[1] == 0]
+        episodes = sorted((e for e in episodes if e.role == "user"), key=lambda e: e.at)
+        return [self.services.writer.add(scope, e.content, at=e.at, role="user", chat=e.chat,
+                                         message_id=e.episode_id) for e in episodes]
 
     def as_user(self, dataset: str, role: str = "member", *, project: str | None = None,
                 environment: str | None = None) -> "UserMemory":
