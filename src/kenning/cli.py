@@ -12,6 +12,7 @@ from datetime import datetime, timezone
 
 from . import timeutil
 from .errors import InputError, KenningError
+from .model import UNKNOWN_START
 
 DEMO = [
     ("2026-07-01T10:00:00Z", "Hi! I live in Berlin and I work at Google as a backend engineer."),
@@ -258,7 +259,7 @@ def cmd_demo(args) -> int:
             state = f"superseded {f.invalid_at.date()}" if f.superseded_by else f"deleted {f.invalid_at.date()}"
         elif f.valid_until is not None:
             state = f"until {f.valid_until.date()}"
-        say(f"  - {f.predicate}: {f.object}  [{f.valid_at.date()} .. {state}]")
+        say(f"  - {f.predicate}: {f.object}  [{f.valid_at.date() if f.start_known else '?'} .. {state}]")
         emit("history", state=state, fact=f.model_dump(mode="json"))
     say("\nAs of 2026-07-15:")
     for f in mem.list_facts(dataset, limit=100, as_of="2026-07-15T00:00:00Z").facts:
@@ -295,7 +296,7 @@ def cmd_facts(args) -> int:
         if not args.json:   # a table has no room for microseconds; --json keeps the full times
             for key in ("valid_at", "valid_until"):
                 at = getattr(f, key)
-                row[key] = None if at is None else f"{at:%Y-%m-%d %H:%M}"
+                row[key] = None if at is None else "unknown" if at == UNKNOWN_START else f"{at:%Y-%m-%d %H:%M}"
         rows.append(row)
     _show(args, rows, ["valid_at", "valid_until", "predicate", "object", "confidence", "state", "fact_id"],
           f"facts of {args.dataset}")

@@ -595,10 +595,11 @@ def render_context(facts: list[Fact], notes: list[Note], messages: list[MessageH
             for f in group:
                 line = f"- {f.predicate}: {f.object}" if f.object else f"- {f.predicate}"
                 # an event happened on its date; anything else holds from it
-                window = f"{'on' if f.kind == 'event' else 'since'} {f.valid_at.date().isoformat()}"
+                window = f"{'on' if f.kind == 'event' else 'since'} {f.valid_at.date().isoformat()}" \
+                    if f.start_known else ""
                 if f.valid_until is not None:
-                    window += f", until {f.valid_until.date().isoformat()}"
-                lines.append(f"{line} ({window})")
+                    window += f"{', ' if window else ''}until {f.valid_until.date().isoformat()}"
+                lines.append(f"{line} ({window})" if window else line)
         sections.append(("User facts:", lines))
     if notes:
         sections.append(("Notes:", [f"- {_one_line(n.text)}" for n in notes]))

@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 from datetime import datetime, timezone
 
-from ...model import Fact
+from ...model import UNKNOWN_START, Fact
 
 MOST_FACTS = 2_000     # the facts a whole-dataset view (time line, graph, transcript) reads at most
 _SENTENCE_START = re.compile(r"(?:^|[.!?]\s+|\n)\s*$")
@@ -35,10 +35,15 @@ def anchor_shown(fact: Fact) -> str:
     return shown(fact) if fact.object_is_entity else fact.anchor
 
 
+UNSAID = "an unknown date"   # a start nobody said (model.UNKNOWN_START)
+
+
 def day(value: datetime | None) -> str:
     """A readable day that never wraps badly: 3 Aug 2026."""
     if value is None:
         return ""
+    if value <= UNKNOWN_START:
+        return UNSAID
     t = value.astimezone(timezone.utc)
     return f"{t.day} {t:%b %Y}"
 
@@ -47,6 +52,8 @@ def moment(value: datetime | None) -> str:
     """A readable instant: 3 Aug 2026, 10:00 UTC."""
     if value is None:
         return ""
+    if value <= UNKNOWN_START:
+        return UNSAID
     t = value.astimezone(timezone.utc)
     return f"{t.day} {t:%b %Y, %H:%M} UTC"
 

@@ -56,7 +56,7 @@ def routes(d: Dashboard, router: APIRouter) -> None:
                         q=q or "", kind=kind or "", entity_type=entity_type or "", kinds=LISTED_KINDS,
                         types=ENTITY_TYPES, as_of=as_of, as_of_at=as_of_at, keep=keep,
                         confidences=len({round(f.confidence, 2) for f in page.facts}) > 1,
-                        first_day=iso_day(first[0].valid_at) if first else None, today=iso_day(now),
+                        first_day=iso_day(min((f.valid_at for f in first if f.start_known), default=now)) if first else None, today=iso_day(now),
                         nav=pages(page.total, PAGE, offset))
 
     @router.get("/datasets/{dataset}/facts/{fact_id}", response_class=HTMLResponse)
@@ -143,7 +143,7 @@ def routes(d: Dashboard, router: APIRouter) -> None:
                                label=shown)
         return d.render(request, "timeline.html", dataset=dataset, tab="timeline", timeline=drawn, total=total,
                         shown_count=len(facts), as_of=as_of, cursor=cursor or now,
-                        first_day=iso_day(facts[0].valid_at) if facts else None, today=iso_day(now))
+                        first_day=iso_day(min((f.valid_at for f in facts if f.start_known), default=now)) if facts else None, today=iso_day(now))
 
 
 def choice(value: str | None, allowed: tuple[str, ...], name: str) -> str:

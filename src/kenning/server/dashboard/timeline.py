@@ -68,9 +68,12 @@ def build_timeline(facts: list[Fact], *, now: datetime, cursor: datetime | None 
     if not shown:
         return _empty(now, width)
 
-    spans = [(f, to_utc(f.valid_at), _end(f, by_id)) for f in shown]
-    # The cursor widens the axis too: an as-of time before the first fact must still show.
-    lo = min([cursor] + [s for _, s, _ in spans])
+    spans = [(f, to_utc(f.valid_at) if f.start_known else None, _end(f, by_id)) for f in shown]
+    # The cursor widens the axis too: an as-of time before the first fact must still show. A fact whose start
+    # nobody said is drawn from the axis's left edge (it held for some time before its end).
+    lo = min([cursor] + [s for _, s, _ in spans if s is not None]
+             + [e - timedelta(days=30) for _, s, e in spans if s is None and e is not None])
+    spans = [(f, s if s is not None else lo, e) for f, s, e in spans]
     hi = max([now, cursor] + [s for _, s, _ in spans] + [e for _, _, e in spans if e is not None])
     data_lo, data_hi = lo, hi
     pad = (hi - lo) * 0.03 if hi > lo else timedelta(days=15)
