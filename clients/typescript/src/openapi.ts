@@ -972,9 +972,13 @@ export interface components {
             deduplicated_against: string[];
             /** Episode Id */
             episode_id: string | null;
+            /** Extraction Error */
+            extraction_error: string | null;
             memory: components["schemas"]["Fact"] | null;
             /** Memory Ids */
             memory_ids: string[];
+            /** Notes */
+            notes: string[];
             /** Reason */
             reason: string | null;
             /** Rejections */
@@ -1344,6 +1348,11 @@ export interface components {
              * @default
              */
             source_quote: string;
+            /**
+             * Start Known
+             * @description False: nobody said when this became true; ``valid_at`` is then the earliest time there is.
+             */
+            readonly start_known: boolean;
             /**
              * Subject
              * @default user
