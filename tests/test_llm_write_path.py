@@ -314,3 +314,19 @@ def test_kenning_remine_on_the_command_line_uses_the_configured_model(tmp_path):
         assert (row["status"], row["stored"], row["error"]) == ("stored", 2, "")
     finally:
         r.close()
+
+
+def test_an_ending_with_a_start_and_no_end_ended_when_it_was_said(monkeypatch):
+    text = "I quit my job at Acme, I'd been there since 2019."
+    monkeypatch.setitem(ANSWERS, text, {"facts": [{
+        "subject": "user", "predicate": "works at", "object": "acme", "object_is_entity": True, "entity_type": "ORG",
+        "kind": "attribute", "text": "user works at acme", "confidence": 0.9, "source_quote": "I quit my job at Acme",
+        "valid_at": "2019-01-01T00:00:00Z", "valid_until": None, "ends": True, "needs_known_entity": False}]})
+    r = Replay()
+    try:
+        r.mem.add(text, dataset="d", at="2026-05-01T10:00:00Z")
+        acme = one(r.facts("d", include_invalidated=True), "works at", "acme")
+        assert (acme.valid_at, acme.valid_until) == (utc("2019-01-01T00:00:00Z"), utc("2026-05-01T10:00:00Z"))
+        assert acme.start_known
+    finally:
+        r.close()

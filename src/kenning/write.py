@@ -397,8 +397,9 @@ class WritePipeline:
         state = preds.STATE_AFTER_EVENT.get(plan.predicate)
         if state is None or plan.cand.ends or plan.cand.kind not in ("event", "plan"):
             return []
-        if any(preds.normalise(c.predicate) == state for c in candidates):
-            return []
+        if any(preds.normalise(c.predicate) == state or (not c.ends and c.kind != "event" and
+                                                          c.object.strip().lower() == plan.obj) for c in candidates):
+            return []   # the message gave the state itself, maybe in other words ("has cat · nacho")
         kind = preds.STATE_KINDS.get(state, "relation" if state.startswith(("has ", "is married")) else "attribute")
         return [_Plan(plan.cand.model_copy(update={"kind": kind, "text": f"user {state} {plan.obj}"}), state,
                       plan.obj, plan.etype, plan.valid_at, None)]
@@ -674,7 +675,7 @@ def _overlap(fact: Fact, plan: _Plan) -> bool:
 def _is_user(subject: str, names: set[str]) -> bool:
     """The user, however a model wrote them: "user", "I", or the user's own name ("Maya", "Maya Chen")."""
     who = preds.fold(subject).strip()
-    return who in USER_WORDS or who in names or (bool(who) and who.split()[0] in names)
+    return who in USER_WORDS or who in names or who in {n.split()[0] for n in names if n}
 
 
 def _window(c: Candidate, at: datetime) -> tuple[datetime, datetime | None]:

@@ -39,6 +39,7 @@ from .base import Candidate, Extractor
 log = logging.getLogger("kenning.extract")
 
 PROMPT_VERSION = "extract_v3"
+ENDS_IN_VALID_UNTIL = "extract_v3"        # the first prompt that dates an ending by its valid_until
 TOOL_NAME = "record_facts"
 _USER_MARK = "=== user ==="
 _SNIPPET = 300  # characters of a server's error body quoted in an error message
@@ -466,6 +467,19 @@ class LLMExtractor(Extractor):
     # -- the shared loop ---------------------------------------------------------------------
     def extract(self, text: str, *, at: datetime, context: list[str] | None = None,
                 known_entities: list[str] | None = None) -> list[Candidate]:
+        found = self._extract(text, at=at, context=context, known_entities=known_entities)
+        if _version_number(self.prompt_version) >= _version_number(ENDS_IN_VALID_UNTIL):
+            # From extract_v3 an ending's end is its valid_until (null: the message time) and its valid_at
+            # is when it had started; the candidate says so explicitly, so the write path never reads that
+            # start as the end (as it must for extract_v2 and the offline extractor, which date an ending
+            # by its valid_at).
+            for c in found:
+                if c.ends and c.valid_until is None:
+                    c.valid_until = timeutil.to_utc(at)
+        return found
+
+    def _extract(self, text: str, *, at: datetime, context: list[str] | None,
+                 known_entities: list[str] | None) -> list[Candidate]:
         messages = [{"role": "user", "content": self.prompt.render(text, at=at, context=context,
                                                                    known_entities=known_entities)}]
         answer = self._complete(messages)
@@ -605,6 +619,12 @@ class LLMExtractor(Extractor):
 
     def close(self) -> None:
         self._client.close()
+
+
+def _version_number(version: str) -> int:
+    """extract_v12 → 12: prompt versions compare as numbers, not as text."""
+    digits = re.search(r"(\d+)$", version)
+    return int(digits.group(1)) if digits else 0
 
 
 def endpoint(base_url: str, path: str, *, version_in_base: bool) -> str:
