@@ -116,3 +116,21 @@ def test_since_a_day_is_in_the_past(phrase, when):
 def test_next_month_name_of_the_current_month_is_next_year():
     p = find("We marry next July.", AT, "future")
     assert p.when == d(2027, 7, 1) and p.direction == "future"
+
+
+@pytest.mark.parametrize("said, when", [(d(2026, 4, 10), d(2026, 6, 1)), (d(2026, 10, 5), d(2027, 6, 1)),
+                                        (d(2026, 6, 2), d(2027, 6, 1))])
+def test_next_june_is_the_first_june_after_the_messages_month(said, when):
+    assert find("We're going to Crete next June.", said, "future").when == when
+
+
+def test_this_week_is_the_message_time():
+    p = find("I'm in Paris for a conference this week.", AT, "present")
+    assert (p.text, p.when, p.direction) == ("this week", AT, "either")
+
+
+@pytest.mark.parametrize("phrase, tense, when", [("in the spring", "past", d(2026, 3, 1)),
+                                                 ("this autumn", "future", d(2026, 9, 1)),
+                                                 ("next summer", "future", d(2027, 6, 1))])
+def test_seasons_resolve(phrase, tense, when):
+    assert find(f"I left {phrase}.", AT, tense).when == when

@@ -9,7 +9,7 @@ from itertools import pairwise
 
 import pytest
 
-from kenning.model import Fact
+from kenning.model import UNKNOWN_START, Fact
 from kenning.server.dashboard.timeline import Timeline, build_timeline
 
 NS = {"s": "http://www.w3.org/2000/svg"}
@@ -59,6 +59,18 @@ def test_a_change_of_value_with_valid_until_is_one_lane_whose_bars_touch():
     assert rb.get("data-end") == rl.get("data-start") == "2026-09-03T10:00:00Z"
     assert "open" in rl.get("class").split() and rl.get("data-end") == ""
     assert "open" not in rb.get("class").split()
+
+
+def test_a_fact_whose_start_nobody_said_starts_at_the_axis_edge_not_in_the_year_one():
+    facts = [fact("deloitte", "works at", "deloitte", UNKNOWN_START, valid_until=day(9, 1, 2025)),
+             fact("freelance", "works as", "consultant", day(9, 1, 2025))]
+    t = build_timeline(facts, now=NOW)
+    d = bar(t, "deloitte")
+    assert d.start.year == 2025 and d.start < day(9, 1, 2025) and d.end == day(9, 1, 2025)
+    r = rect(parse(t), "deloitte")
+    assert "unknown-start" in r.get("class").split() and r.get("data-start") == ""
+    assert "since an unknown date" in r.find("s:title", NS).text
+    assert "unknown-start" not in rect(parse(t), "freelance").get("class").split()
 
 
 def test_a_supersession_ends_where_the_replacement_begins_not_when_it_was_recorded():

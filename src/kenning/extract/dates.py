@@ -1,4 +1,11 @@
-"""Relative and partial dates in a sentence, resolved against the message time."""
+"""Relative and partial dates in a sentence, resolved against the message time.
+
+One rule everywhere (the model prompt states the same): "next <month>" is the first such month after
+the message's month ("next June" said in April 2026 is June 2026, said in October 2026 June 2027); a
+bare or "in" month is the last one for a past clause and the next one for a plan; a season starts on the
+first day of its first month in the north (spring 1 March, summer 1 June, autumn 1 September, winter
+1 December); "this week/month/year" is the message time.
+"""
 from __future__ import annotations
 
 import re
@@ -32,6 +39,7 @@ PATTERNS = [
     ("next", r"\bnext (?P<unit>day|week|month|year|weekend)\b"),
     ("this", r"\b(?:later|end of) this (?P<unit>week|month|year)\b"),
     ("this_weekend", r"\b(?:this|over the|on the) weekend\b"),
+    ("this_now", r"\bthis (?P<unit>week|month|year)\b"),
     ("in_n", rf"\bin {_NUM} (?P<unit>day|week|month|year)s?\b"),
     ("for_n", rf"\bfor (?:the (?:past|last) )?{_NUM} (?P<unit>day|week|month|year)s?\b"),
     ("weekday", r"\b(?P<prep>last|next|this|on|since|starting|from) (?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b"),
@@ -112,6 +120,8 @@ def _resolve(name: str, m: re.Match, at: datetime, tense: str):
         end = {"week": at + timedelta(days=6 - at.weekday()), "month": at + relativedelta(day=31),
                "year": at.replace(month=12, day=31)}[unit]
         return max(at, end.replace(hour=0, minute=0, second=0, microsecond=0) - timedelta(days=2)), "future"
+    if name == "this_now":   # "in Paris for a conference this week": the message's own week, month or year
+        return at, "either"
     if name == "this_weekend":   # the Saturday ahead, or the one just past when said on a Sunday about it
         ahead = (5 - at.weekday()) % 7
         if at.weekday() == 6 and tense == "past":

@@ -310,8 +310,9 @@ def _draw_bar(b: Bar, next_x: float | None, now: datetime, href, label, right: f
     name = str(label(f))
     top = _lane_top(b.lane)
     future = b.start > now
+    known = f.start_known   # a start nobody said: drawn from the axis's edge, never given a date
     data = [("data-fact-id", f.fact_id), ("data-predicate", f.predicate), ("data-object", f.object),
-            ("data-start", _iso(b.start)), ("data-end", _iso(b.end))]
+            ("data-start", _iso(b.start) if known else ""), ("data-end", _iso(b.end))]
     if b.event:
         cy = top + LANE_H / 2
         x, r = b.x, MARK_R
@@ -330,7 +331,8 @@ def _draw_bar(b: Bar, next_x: float | None, now: datetime, href, label, right: f
     classes += ["future"] if future else []
     classes += ["open"] if b.end is None else []
     classes += ["superseded"] if f.superseded_by and f.invalid_at is not None else []   # replaced, not merely ending
-    tip = _el("title", [], escape(f"{f.predicate}: {name} ({_date(b.start)} – "
+    classes += [] if known else ["unknown-start"]
+    tip = _el("title", [], escape(f"{f.predicate}: {name} ({_date(b.start) if known else 'since an unknown date'} – "
                                    f"{_date(b.end) if b.end is not None else 'open'})"))
     shape = _el("rect", [("class", " ".join(classes))] + data
                 + [("x", b.x), ("y", top + (LANE_H - BAR_H) / 2), ("width", b.width), ("height", BAR_H),
