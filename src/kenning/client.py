@@ -13,7 +13,7 @@ import inspect
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Callable
 from urllib.parse import quote
 
@@ -156,6 +156,13 @@ class Requests:
         return Call("GET", "/v1/jobs", params=_clean({"dataset": dataset, "status": status, "limit": limit,
                                                       "offset": offset}),
                     parse=_as(list[Job]), environment=environment)
+
+    def remine(self, dataset: str, message_ids: Sequence[str] | None = None, *, all_messages: bool = False,
+               project: str | None = None, environment: str | None = None) -> Call:
+        _scope(project)
+        body = {"message_ids": list(message_ids) if message_ids is not None else None, "all_messages": all_messages}
+        return Call("POST", f"/v1/datasets/{_q(dataset)}/remine", json=body, parse=_as(list[AddResult]),
+                    environment=environment)
 
     def delete_dataset(self, dataset: str, *, project: str | None = None, environment: str | None = None) -> Call:
         _scope(project)
@@ -463,7 +470,7 @@ class _Part:
 
 
 PUBLIC = ("add", "add_turn", "status", "recall", "list_facts", "list_entities", "delete_fact", "embed_pending",
-          "retry_failed", "jobs", "datasets", "delete_dataset", "memory_tool", "export", "import_")
+          "retry_failed", "jobs", "datasets", "delete_dataset", "remine", "memory_tool", "export", "import_")
 
 
 class RemoteMemory:

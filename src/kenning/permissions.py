@@ -117,6 +117,10 @@ class UserMemory:
         mine = [d for d in mine if not q or q.strip().lower() in d.dataset.lower()]
         return DatasetPage(datasets=mine[offset:offset + limit], total=len(mine), limit=limit, offset=offset)
 
+    def remine(self, dataset: str, *args, **kwargs):
+        """Mining a dataset's messages again spends the project's model: the service's call."""
+        raise PermissionDenied("remine is for the service principal only", self.admin_permission)
+
     def delete_dataset(self, dataset: str, **kwargs):
         """Erasing a whole dataset is the service's call, never a user principal's (admins included)."""
         raise PermissionDenied("delete_dataset is for the service principal only", self.admin_permission)

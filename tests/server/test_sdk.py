@@ -140,3 +140,25 @@ def test_async_client(dev_server):
             note = await mem.notes.save("sam", "Prefers short answers")
             assert (await mem.notes.list("sam"))[0].note_id == note.note_id
     asyncio.run(go())
+
+
+def test_remine_over_http_is_the_services_call(keyed_server):
+    svc = RemoteMemory(keyed_server.url, keyed_server.keys["service"])
+    svc.add("I live in Berlin.", "sam", message_id="m1")
+    svc.add("thanks, that helped!", "sam", message_id="m2")
+    [again] = svc.remine("sam")
+    assert (again.episode_id, again.status, again.extraction_error) == ("m2", "skipped", None), \
+        "only the user message that no fact cites"
+    every = svc.remine("sam", all_messages=True)
+    assert [r.episode_id for r in every] == ["m1", "m2"] and every[0].candidates_deduped == 1
+    assert [r.episode_id for r in svc.remine("sam", ["m1"])] == ["m1"]
+    with pytest.raises(NotFound):
+        svc.remine("sam", ["nope"])
+    alex = svc.as_user("alex")
+    with pytest.raises(PermissionDenied):
+        alex.remine("alex")
+    member = RemoteMemory(keyed_server.url, keyed_server.keys["member"])
+    with pytest.raises(PermissionDenied):
+        member.remine("sam")
+    for client in (svc, alex, member):
+        client.close()

@@ -173,6 +173,14 @@ export class Memory {
   }
 
   /** Erase one end user for good (a service key); the rows removed, by kind. */
+  /** Mine the dataset's kept user messages again, in the order said: after an extraction failed, or with another
+   * extractor. Default: those no fact cites; `messageIds` for some, `allMessages` for every one. The service's call. */
+  remine(dataset: string, options: { messageIds?: string[]; allMessages?: boolean } & CallOptions = {}): Promise<AddResult[]> {
+    return this.http.send({ method: "POST", path: `/v1/datasets/${q(dataset)}/remine`,
+      json: typed<"RemineBody">({ message_ids: options.messageIds ?? null, all_messages: options.allMessages ?? false }) },
+      call(options));
+  }
+
   deleteDataset(dataset: string, options?: CallOptions): Promise<Record<string, number>> {
     return this.http.send({ method: "DELETE", path: `/v1/datasets/${q(dataset)}` }, call(options));
   }

@@ -499,6 +499,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/datasets/{dataset}/remine": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mine kept messages again
+         * @description Run the dataset's kept user messages through the write path again, in the order said (after an
+         *     extraction failed, or with another extractor): by default those no fact cites. One receipt per
+         *     message; what is already stored is deduplicated. The service's call: it spends the model.
+         */
+        post: operations["datasets_remine"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/datasets/{dataset}/thread": {
         parameters: {
             query?: never;
@@ -1795,6 +1817,25 @@ export interface components {
             status: "processing" | "done" | "failed" | "skipped";
         };
         /**
+         * RemineBody
+         * @example {
+         *       "all_messages": false
+         *     }
+         */
+        RemineBody: {
+            /**
+             * All Messages
+             * @description every user message of the dataset, in the order said
+             * @default false
+             */
+            all_messages?: boolean;
+            /**
+             * Message Ids
+             * @description these messages; default: the user messages no fact cites
+             */
+            message_ids?: string[] | null;
+        };
+        /**
          * RenameBody
          * @example {
          *       "new_path": "/memories/prefs.md",
@@ -2994,6 +3035,45 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["NoteHit"][];
+                };
+            };
+        };
+    };
+    datasets_remine: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description the environment to act in (default: the server's); an API key is for every environment of its project, a user token for its own */
+                "x-kenning-environment"?: string | null;
+            };
+            path: {
+                /** @description the end user whose memory this is */
+                dataset: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RemineBody"];
+            };
+        };
+        responses: {
+            /** @description The request cannot be served; `error.code` says why */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AddResult"][];
                 };
             };
         };

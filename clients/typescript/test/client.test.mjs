@@ -47,6 +47,15 @@ describe("facts", () => {
     assert.match(found.context, /cello/);
     assert.ok(found.items.some((i) => i.kind === "fact" && /cello/.test(i.text)), JSON.stringify(found.items));
   });
+
+  test("remine mines the kept messages no fact cites, or the ones named", async () => {
+    await memory.add({ text: "I play the viola.", dataset: "rem", messageId: "r1" });
+    await memory.add({ text: "thanks!", dataset: "rem", messageId: "r2" });
+    assert.deepEqual((await memory.remine("rem")).map((r) => r.episode_id), ["r2"]);
+    const named = await memory.remine("rem", { messageIds: ["r1"] });
+    assert.equal(named[0].candidates_deduped, 1);
+    assert.deepEqual((await memory.remine("rem", { allMessages: true })).map((r) => r.episode_id), ["r1", "r2"]);
+  });
 });
 
 describe("the queue", () => {

@@ -3,7 +3,7 @@ generated clients see exactly what the routes accept and answer (the rules: serv
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -189,6 +189,13 @@ class RenameBody(BaseModel):
     old_path: CorePathText
     new_path: CorePathText
     namespace: Namespace = "user"
+
+
+class RemineBody(BaseModel):
+    model_config = example(message_ids=None, all_messages=False)
+    message_ids: list[Annotated[str, Field(min_length=1, max_length=256)]] | None = Field(
+        None, max_length=10_000, description="these messages; default: the user messages no fact cites")
+    all_messages: bool = Field(False, description="every user message of the dataset, in the order said")
 
 
 class RetryBody(BaseModel):

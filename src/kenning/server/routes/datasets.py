@@ -3,9 +3,10 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Depends, Query
 
-from ...model import DatasetPage
+from ...model import AddResult, DatasetPage
 from ..access import Api
 from ..auth import Principal
+from ..bodies import RemineBody
 from ..schema import dataset_path, limit_query, offset_query
 
 
@@ -19,6 +20,15 @@ def routes(api: Api) -> APIRouter:
         jobs) for good; the answer counts the rows removed per kind."""
         m, kw = api.memory_for(p, write=True)
         return m.delete_dataset(dataset, **kw)
+
+    @router.post("/v1/datasets/{dataset}/remine", response_model=list[AddResult], operation_id="datasets_remine",
+                 summary="Mine kept messages again")
+    def remine(b: RemineBody, dataset: str = dataset_path(), p: Principal = Depends(api.service)):
+        """Run the dataset's kept user messages through the write path again, in the order said (after an
+        extraction failed, or with another extractor): by default those no fact cites. One receipt per
+        message; what is already stored is deduplicated. The service's call: it spends the model."""
+        m, kw = api.memory_for(p, write=True)
+        return m.remine(dataset, b.message_ids, all_messages=b.all_messages, **kw)
 
     @router.get("/v1/datasets", response_model=DatasetPage, operation_id="datasets_list",
                 summary="List datasets")
