@@ -164,6 +164,19 @@ def test_listing_commands_flags(db, capsys):
     assert lines(a)[0]["request_id"] != lines(b)[0]["request_id"]
 
 
+def test_remine_flags(db, capsys):
+    used(("remine",), "--dataset", "--message-id", "--all", "--json")
+    kenning(capsys, db, "add", "thanks, that helped", "--dataset", "rem")
+    code, out, _ = kenning(capsys, db, "--json", "remine", "--dataset", "rem")
+    (row,) = lines(out)
+    assert code == 0 and (row["status"], row["stored"]) == ("skipped", 0)
+    code, out, _ = kenning(capsys, db, "--json", "remine", "--dataset", "sam", "--all")
+    every = lines(out)
+    assert code == 0 and len(every) >= 2 and all(r["stored"] == 0 for r in every), "all of it again: nothing twice"
+    code, out, _ = kenning(capsys, db, "--json", "remine", "--dataset", "sam", "--message-id", every[0]["message_id"])
+    assert code == 0 and [r["message_id"] for r in lines(out)] == [every[0]["message_id"]]
+
+
 def test_delete_fact_and_notes_flags(db, capsys):
     used(("delete-fact",), "fact_id", "--dataset", "--json")
     lisbon = next(f for f in facts(capsys, db) if f["object"] == "lisbon")

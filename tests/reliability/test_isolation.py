@@ -441,6 +441,9 @@ ROUTES: dict[str, Route] = {
         Req("GET", "/v1/jobs", params={"status": "failed"}, site=True),
         Req("GET", "/v1/jobs", params={"limit": 100}, site=True)]),
     "DELETE /v1/datasets/{dataset}": Route(True, "key", lambda ds, ids, who: [Req("DELETE", _d(ds), ds=ds)]),
+    "POST /v1/datasets/{dataset}/remine": Route(True, "key", lambda ds, ids, who: [
+        Req("POST", f"{_d(ds)}/remine", json={}, ds=ds),
+        Req("POST", f"{_d(ds)}/remine", json={"message_ids": ids.message_ids[:2]}, ds=ds)]),
     "GET /v1/datasets": Route(False, "any", lambda ds, ids, who: [
         Req("GET", "/v1/datasets", site=True), Req("GET", "/v1/datasets", params={"q": "victim"}, site=True)]),
     "POST /v1/datasets/{dataset}/messages": Route(True, "any", lambda ds, ids, who: [
@@ -974,6 +977,7 @@ LIBRARY: dict[str, Callable[[str, Ids], list[Call]]] = {
     "memory_tool": lambda ds, ids: _lib_tool("memory_tool", ds, ids),
     "recall": lambda ds, ids: [L("recall", Q, ds, limit=50, ds=ds)],
     "retry_failed": lambda ds, ids: [L("retry_failed", ds, ds=ds), L("retry_failed", wide=True)],
+    "remine": lambda ds, ids: [L("remine", ds, ds=ds), L("remine", ds, ids.message_ids[:2], ds=ds)],
     "status": lambda ds, ids: [L("status", memory_id=f, site=True) for f in ids.fact_ids]
     + [L("status", r, site=True) for r in ids.request_ids],
     "notes.forget": lambda ds, ids: [L("notes.forget", ds, n, s, ds=ds) for n in ids.note_ids
@@ -1060,7 +1064,7 @@ def _text(value) -> str:
 def lib_expected_refusal(who: Who, call: Call, kw: dict) -> bool:
     if who.kind != "user":
         return False
-    return (call.docs or call.path == "delete_dataset" or bool(kw)   # kw: another project or environment
+    return (call.docs or call.path in ("delete_dataset", "remine") or bool(kw)   # kw: another project or environment
             or (call.ds is not None and call.ds != who.bound))
 
 
