@@ -91,6 +91,34 @@ def test_planned_move_keeps_the_old_city_live_until_it_happens(mem, now):
     assert {f.object for f in history(mem, "sam")} == {"berlin", "paris"}
 
 
+def test_a_changed_plan_replaces_the_intention_and_the_planned_home(mem, now):
+    said = now - timedelta(days=20)
+    month = (said + timedelta(days=62)).strftime("%B")       # a named month ahead: one date for both plans
+    mem.add("I live in Berlin.", "sam", at=said - timedelta(days=100))
+    mem.add(f"We're moving to Portland in {month}.", "sam", at=said)
+    mem.add(f"Change of plans: we're moving to Seattle in {month} instead.", "sam", at=said + timedelta(days=1))
+    assert objects(live(mem, "sam"), "plans to move to") == ["seattle"]
+    assert objects(live(mem, "sam"), "lives in") == ["berlin"]
+    later = live(mem, "sam", as_of=said + timedelta(days=100))
+    assert objects(later, "lives in") == ["seattle"]
+    every = history(mem, "sam")
+    assert all(f.valid_until is None or f.valid_until > f.valid_at for f in every), "never an empty window"
+    portland = [f for f in every if f.object == "portland"]
+    assert portland and all(f.invalid_at is not None for f in portland), "the first plan never comes to hold"
+
+
+def test_an_intention_worded_as_such_is_live_until_its_date(mem, now):
+    said = now - timedelta(days=3)
+    month = (said + timedelta(days=62)).strftime("%B")
+    mem.add(f"We are planning to visit Japan in {month}.", "sam", at=said)
+    facts = live(mem, "sam")
+    assert [(f.predicate, f.kind) for f in facts if "japan" in f.object.lower()] == [("plans to", "plan")], \
+        [(f.predicate, f.object) for f in facts]
+    [japan] = [f for f in facts if "japan" in f.object.lower()]
+    assert japan.valid_at == said and japan.valid_until > said + timedelta(days=30)
+    assert not live(mem, "sam", as_of=japan.valid_until), "over once its date comes"
+
+
 def test_future_move_in_a_named_month(mem, now):
     october = datetime(now.year - 1, 10, 15, 10, tzinfo=timezone.utc)
     mem.add("I live in Berlin.", "sam", at=october - timedelta(days=30))

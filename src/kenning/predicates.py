@@ -133,13 +133,17 @@ def relation_detail(predicate: str) -> tuple[str, str, str] | None:
     return None
 
 
+INTENDING = ("plans to", "is planning to", "intends to", "wants to", "hopes to", "is going to", "aims to")
+
+
 def intention(predicate: str) -> str:
     """The label of a plan while it is only intended: "lives in" → "plans to move to"; otherwise "plans
     to " and the verb in its base form ("is visiting" → "plans to visit", "runs" → "plans to run")."""
     if predicate in INTENTIONS:
         return INTENTIONS[predicate]
-    if predicate.startswith(("plans to ", "is planning to ", "intends to ")):
-        return "plans to " + predicate.split(" to ", 1)[1]
+    if predicate.startswith(INTENDING):
+        rest = predicate.split(" to", 1)[1].strip()
+        return f"plans to {rest}".strip()
     words = predicate.split()
     if words[0] in ("is", "are", "am") and len(words) > 1 and words[1].endswith("ing") and len(words[1]) > 4:
         return " ".join(["plans to", ungerund(words[1]), *words[2:]])

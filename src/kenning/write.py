@@ -374,12 +374,11 @@ class WritePipeline:
         :data:`~kenning.predicates.OCCURRENCE_VERBS`, or any plan given an end) that occurrence over its
         window, which ends (its own end, or the end of its day)."""
         c, label = plan.cand, preds.intention(plan.predicate)
-        out = []
-        if label != plan.predicate:
-            out.append(_Plan(c.model_copy(update={"kind": "plan", "text": _retold(c.text, plan.predicate, label, plan.obj)}),
-                             label, plan.obj, plan.etype, at, plan.valid_at))
-        if plan.predicate.startswith(("plans to ", "is planning to ", "intends to ")):
-            return out
+        if plan.predicate.startswith(preds.INTENDING):
+            # the intention itself, already worded so ("plans to visit · japan" in May): live until its date
+            return [_Plan(c.model_copy(update={"kind": "plan"}), label, plan.obj, plan.etype, at, plan.valid_at)]
+        out = [_Plan(c.model_copy(update={"kind": "plan", "text": _retold(c.text, plan.predicate, label, plan.obj)}),
+                     label, plan.obj, plan.etype, at, plan.valid_at)]
         state = plan.predicate in preds.STATE_KINDS or self.registry.is_one_value(plan.predicate)
         if not state and (plan.valid_until is not None or preds.is_occurrence(plan.predicate)):
             out.append(_Plan(c.model_copy(update={"kind": "event"}), plan.predicate, plan.obj, plan.etype,
@@ -516,6 +515,9 @@ class WritePipeline:
             # the one whose window it falls into. Without them, two values would hold at one time.
             others += [f for f in self.store.facts_in_slot(scope, [plan.predicate], plan.valid_at, superseded=True)
                        if f.invalid_at is not None]
+        if plan.cand.kind == "plan" and plan.valid_until is not None and plan.valid_at <= at:
+            # A new intention for a one-value slot replaces the earlier one ("moving to Seattle instead").
+            contradicted += [f for f in others if f.kind == "plan" and f.valid_until is not None]
         if plan.valid_until is None:
             for old in others:
                 if plan.valid_at < old.valid_at:
@@ -580,6 +582,10 @@ class WritePipeline:
 
     def _supersede(self, scope: Scope, old: Fact, plan: _Plan, new_id: str, at: datetime) -> None:
         plan.supersedes.append(old.fact_id)
+        if old.valid_at >= plan.valid_at and old.valid_at > at:
+            # A planned value replaced by another plan from no later a date: it never comes to hold.
+            self.store.update_fact(scope, old.fact_id, invalid_at=min(at, timeutil.now()), superseded_by=new_id)
+            return
         if plan.valid_at > at:
             # A planned change: the old value stays true until the new one starts.
             self.store.update_fact(scope, old.fact_id, valid_until=plan.valid_at, superseded_by=new_id)
