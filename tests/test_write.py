@@ -515,3 +515,16 @@ def test_embed_pending_of_one_project_leaves_the_others(store_url):
     with Memory(url) as mem:
         assert mem.embed_pending(project="a") == 1
         assert [s.project for s, _, _ in mem.store.pending("fact", 10)] == ["b"]
+
+
+def test_the_offline_extractor_never_stores_an_empty_window(mem):
+    mem.add("I've been vegetarian for six years.", "sam", at=at(0))
+    mem.add("I'm not vegetarian anymore.", "sam", at=at(0) + timedelta(minutes=5))
+    [diet] = [f for f in history(mem, "sam") if f.object == "vegetarian"]
+    assert diet.start_known and diet.valid_at.year == at(0).year - 6
+    assert diet.valid_until == at(0) + timedelta(minutes=5) > diet.valid_at
+    mem.add("I used to live in Chicago before moving to Denver.", "lee", at=at(0))
+    [chicago] = [f for f in history(mem, "lee") if f.object == "chicago"]
+    assert (chicago.start_known, chicago.valid_until) == (False, at(0))
+    assert "chicago" not in objects(live(mem, "lee")), "the past, not a live home"
+    assert all(f.valid_until is None or f.valid_until > f.valid_at for f in history(mem, "lee"))
