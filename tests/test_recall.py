@@ -214,7 +214,7 @@ def test_recall_results_hold_live_facts_only(mem):
     history = {f.object for f in mem.list_facts("sam", include_invalidated=True, limit=100).facts}
     assert {"berlin", "lisbon", "paris", "madrid", "honda civic", "ramen"} <= history
 
-    dead = {"berlin", "paris", "madrid", "honda civic"}
+    dead = {"berlin", "madrid", "honda civic"}     # paris: only the intention is live ("plans to move to")
     for query in ("Where does the user live?", "berlin paris madrid honda civic", "What car does the user drive?",
                   "What do you know about the user?"):
         res = mem.recall(query, dataset="sam", limit=100)
@@ -224,6 +224,8 @@ def test_recall_results_hold_live_facts_only(mem):
         assert not {f.object for f in res.facts} & dead, query
         fact_lines = res.context.split("Notes:")[0].split("Earlier messages:")[0]
         assert not any(f": {obj} (" in fact_lines for obj in dead), query
+        assert not any(f.predicate == "lives in" and f.object == "paris" for f in res.facts), query
+        assert "lives in: paris" not in fact_lines, query
     assert {f.object for f in mem.recall("Where does the user live?", dataset="sam").facts} >= {"lisbon"}
 
 

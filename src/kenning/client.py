@@ -158,9 +158,12 @@ class Requests:
                     parse=_as(list[Job]), environment=environment)
 
     def remine(self, dataset: str, message_ids: Sequence[str] | None = None, *, all_messages: bool = False,
-               project: str | None = None, environment: str | None = None) -> Call:
+               limit: int | None = None, offset: int = 0, project: str | None = None,
+               environment: str | None = None) -> Call:
+        """Over HTTP a call mines at most 100 messages (``limit`` None: the server's 100)."""
         _scope(project)
-        body = {"message_ids": list(message_ids) if message_ids is not None else None, "all_messages": all_messages}
+        body = _clean({"message_ids": list(message_ids) if message_ids is not None else None,
+                       "all_messages": all_messages, "limit": limit, "offset": offset})
         return Call("POST", f"/v1/datasets/{_q(dataset)}/remine", json=body, parse=_as(list[AddResult]),
                     environment=environment)
 

@@ -146,25 +146,28 @@ class Memory:
                                 client_ref=client_ref, chat=chat, message_id=message_id, temporary=temporary)
 
     def remine(self, dataset: str, message_ids: Sequence[str] | None = None, *, all_messages: bool = False,
-               project: str | None = None, environment: str | None = None) -> list[AddResult]:
+               limit: int | None = None, offset: int = 0, project: str | None = None,
+               environment: str | None = None) -> list[AddResult]:
         """Mine kept user messages again, in the order they were said, through the write path (whatever is
         already stored is deduplicated, never stored twice): after an extraction failed (the receipt's
         ``extraction_error``, a failed job), or with a better extractor. ``message_ids``: those messages;
         otherwise the dataset's user messages that no fact cites, or every user message with
-        ``all_messages``. Returns one receipt per message."""
+        ``all_messages``; of those, in the order said, ``limit`` (1-100; default all) from ``offset``. Returns one
+        receipt per message."""
+        check_page(1 if limit is None else limit, offset)   # a page of at most 100 messages when one is asked for
         scope = self.services.scope(dataset, project, environment)
         store = self.store
         if message_ids is not None:
-            ids = [check_id(i, "message_id") for i in message_ids]
+            ids = list(dict.fromkeys(check_id(i, "message_id") for i in message_ids))   # each message once
             found = {e.episode_id: e for e in store.get_episodes(scope, ids)}
             missing = [i for i in ids if i not in found]
             if missing:
                 raise NotFound(f"no message {missing[0]!r} in dataset {dataset!r}")
             episodes = [found[i] for i in ids]
         else:
-            episodes, offset = [], 0
+            episodes, seen = [], 0
             while True:
-                chats, total = store.chats(scope, 100, offset)
+                chats, total = store.chats(scope, 100, seen)
                 for chat in chats:
                     start = 0
                     while True:
@@ -173,13 +176,14 @@ class Memory:
                         start += len(page)
                         if not page or start >= count:
                             break
-                offset += len(chats)
-                if not chats or offset >= total:
+                seen += len(chats)
+                if not chats or seen >= total:
                     break
             if not all_messages:
                 episodes = [e for e in episodes if e.role == "user" and store.list_facts(scope, FactQuery(
                     include_invalidated=True, limit=1, message_id=e.episode_id))[1] == 0]
         episodes = sorted((e for e in episodes if e.role == "user"), key=lambda e: e.at)
+        episodes = episodes[offset:] if limit is None else episodes[offset:offset + limit]
         return [self.services.writer.add(scope, e.content, at=e.at, role="user", chat=e.chat,
                                          message_id=e.episode_id) for e in episodes]
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from kenning import Memory, MemoryToolError, NotFound, PermissionDenied
+from kenning import InputError, Memory, MemoryToolError, NotFound, PermissionDenied
 from kenning.client import AsyncMemory, RemoteMemory
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -151,7 +151,10 @@ def test_remine_over_http_is_the_services_call(keyed_server):
         "only the user message that no fact cites"
     every = svc.remine("sam", all_messages=True)
     assert [r.episode_id for r in every] == ["m1", "m2"] and every[0].candidates_deduped == 1
-    assert [r.episode_id for r in svc.remine("sam", ["m1"])] == ["m1"]
+    assert [r.episode_id for r in svc.remine("sam", ["m1", "m1"])] == ["m1"], "each message once"
+    assert [r.episode_id for r in svc.remine("sam", all_messages=True, limit=1, offset=1)] == ["m2"]
+    with pytest.raises(InputError):
+        svc.remine("sam", limit=101)
     with pytest.raises(NotFound):
         svc.remine("sam", ["nope"])
     alex = svc.as_user("alex")

@@ -174,11 +174,13 @@ export class Memory {
 
   /** Erase one end user for good (a service key); the rows removed, by kind. */
   /** Mine the dataset's kept user messages again, in the order said: after an extraction failed, or with another
-   * extractor. Default: those no fact cites; `messageIds` for some, `allMessages` for every one. The service's call. */
-  remine(dataset: string, options: { messageIds?: string[]; allMessages?: boolean } & CallOptions = {}): Promise<AddResult[]> {
+   * extractor. Default: those no fact cites; `messageIds` for some, `allMessages` for every one; at most `limit`
+   * (100) per call from `offset`. The service's call. */
+  remine(dataset: string, options: { messageIds?: string[]; allMessages?: boolean; limit?: number; offset?: number }
+    & CallOptions = {}): Promise<AddResult[]> {
     return this.http.send({ method: "POST", path: `/v1/datasets/${q(dataset)}/remine`,
-      json: typed<"RemineBody">({ message_ids: options.messageIds ?? null, all_messages: options.allMessages ?? false }) },
-      call(options));
+      json: typed<"RemineBody">({ message_ids: options.messageIds ?? null, all_messages: options.allMessages ?? false,
+        limit: options.limit ?? 100, offset: options.offset ?? 0 }) }, call(options));
   }
 
   deleteDataset(dataset: string, options?: CallOptions): Promise<Record<string, number>> {

@@ -511,8 +511,9 @@ export interface paths {
         /**
          * Mine kept messages again
          * @description Run the dataset's kept user messages through the write path again, in the order said (after an
-         *     extraction failed, or with another extractor): by default those no fact cites. One receipt per
-         *     message; what is already stored is deduplicated. The service's call: it spends the model.
+         *     extraction failed, or with another extractor): by default those no fact cites; at most `limit` (100)
+         *     per call, from `offset`. One receipt per message; what is already stored is deduplicated. The
+         *     service's call: it spends the model.
          */
         post: operations["datasets_remine"];
         delete?: never;
@@ -1819,7 +1820,9 @@ export interface components {
         /**
          * RemineBody
          * @example {
-         *       "all_messages": false
+         *       "all_messages": false,
+         *       "limit": 100,
+         *       "offset": 0
          *     }
          */
         RemineBody: {
@@ -1830,10 +1833,22 @@ export interface components {
              */
             all_messages?: boolean;
             /**
+             * Limit
+             * @description at most this many messages per call, oldest first
+             * @default 100
+             */
+            limit?: number;
+            /**
              * Message Ids
-             * @description these messages; default: the user messages no fact cites
+             * @description these messages (each once); default: the user messages no fact cites
              */
             message_ids?: string[] | null;
+            /**
+             * Offset
+             * @description skip this many of them
+             * @default 0
+             */
+            offset?: number;
         };
         /**
          * RenameBody

@@ -192,10 +192,12 @@ class RenameBody(BaseModel):
 
 
 class RemineBody(BaseModel):
-    model_config = example(message_ids=None, all_messages=False)
+    model_config = example(message_ids=None, all_messages=False, limit=100, offset=0)
     message_ids: list[Annotated[str, Field(min_length=1, max_length=256)]] | None = Field(
-        None, max_length=10_000, description="these messages; default: the user messages no fact cites")
+        None, max_length=100, description="these messages (each once); default: the user messages no fact cites")
     all_messages: bool = Field(False, description="every user message of the dataset, in the order said")
+    limit: int = Field(100, ge=1, le=100, description="at most this many messages per call, oldest first")
+    offset: int = Field(0, ge=0, lt=2**63, description="skip this many of them")
 
 
 class RetryBody(BaseModel):

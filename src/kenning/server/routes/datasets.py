@@ -25,10 +25,11 @@ def routes(api: Api) -> APIRouter:
                  summary="Mine kept messages again")
     def remine(b: RemineBody, dataset: str = dataset_path(), p: Principal = Depends(api.service)):
         """Run the dataset's kept user messages through the write path again, in the order said (after an
-        extraction failed, or with another extractor): by default those no fact cites. One receipt per
-        message; what is already stored is deduplicated. The service's call: it spends the model."""
+        extraction failed, or with another extractor): by default those no fact cites; at most `limit` (100)
+        per call, from `offset`. One receipt per message; what is already stored is deduplicated. The
+        service's call: it spends the model."""
         m, kw = api.memory_for(p, write=True)
-        return m.remine(dataset, b.message_ids, all_messages=b.all_messages, **kw)
+        return m.remine(dataset, b.message_ids, all_messages=b.all_messages, limit=b.limit, offset=b.offset, **kw)
 
     @router.get("/v1/datasets", response_model=DatasetPage, operation_id="datasets_list",
                 summary="List datasets")
