@@ -14,6 +14,7 @@ MessageText = text("max_text_chars", "what was said, verbatim", "I moved to Lisb
 Version = whole(0, SAFE_INT)   # a core file's or document's version (0: absent)
 Line = whole(0, 999_999)       # the memory tool's insert_line range
 Limit = whole(1, 100)
+Offset = whole(0, SAFE_INT)
 Budget = whole(1)   # no ceiling: a budget larger than the dataset is all of it
 NoteText = text("max_note_chars", "the note, verbatim", "Prefers answers in bullet points.")
 
@@ -193,11 +194,11 @@ class RenameBody(BaseModel):
 
 class RemineBody(BaseModel):
     model_config = example(message_ids=None, all_messages=False, limit=100, offset=0)
-    message_ids: list[Annotated[str, Field(min_length=1, max_length=256)]] | None = Field(
+    message_ids: list[Ident] | None = Field(
         None, max_length=100, description="these messages (each once); default: the user messages no fact cites")
     all_messages: bool = Field(False, description="every user message of the dataset, in the order said")
-    limit: int = Field(100, ge=1, le=100, description="at most this many messages per call, oldest first")
-    offset: int = Field(0, ge=0, lt=2**63, description="skip this many of them")
+    limit: Limit = Field(100, description="at most this many messages per call, oldest first")
+    offset: Offset = Field(0, description="skip this many of them")
 
 
 class RetryBody(BaseModel):
