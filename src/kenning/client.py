@@ -21,7 +21,7 @@ import httpx
 from pydantic import TypeAdapter
 
 from . import errors as _errors
-from .errors import ConfigError, KenningError
+from .errors import ConfigError, InputError, KenningError
 from .model import (AddResult, ChatPage, CoreFile, CoreFileVersion, DatasetPage, Document, Entity, Episode, FactPage, Job,
                     MemoryStatus, MessageHit, MessagePage, Note, NoteHit, Receipt, RecallResult)
 
@@ -50,7 +50,19 @@ def _call_headers(call: Call) -> dict[str, str]:
 
 
 def _q(value: str) -> str:
+    """One path segment: a dataset, an id, a scope key. "", "." and ".." and anything with "/" are refused
+    before a URL is built: URL handling would turn ``/facts/..`` into the dataset itself (and DELETE it)."""
+    if not isinstance(value, str) or value in ("", ".", "..") or "/" in value:
+        raise InputError(f"{value!r} cannot name anything in a URL: an id or name is not empty, '.' or '..' "
+                         "and holds no '/'")
     return quote(value, safe="")
+
+
+def _doc_path(path: str) -> str:
+    """A document's path: segments joined by "/", none of them empty, "." or ".."."""
+    if not isinstance(path, str) or any(part in ("", ".", "..") for part in path.split("/")):
+        raise InputError(f"document path {path!r} must be segments joined by '/', none empty, '.' or '..'")
+    return quote(path)
 
 
 def _time(value):
@@ -379,7 +391,7 @@ class CoreRequests:
 class DocumentRequests:
     def read(self, scope_key: str, path: str, *, project: str | None = None, environment: str | None = None) -> Call:
         _scope(project)
-        return Call("GET", f"/v1/documents/{_q(scope_key)}/{quote(path)}", parse=_as(Document),
+        return Call("GET", f"/v1/documents/{_q(scope_key)}/{_doc_path(path)}", parse=_as(Document),
                     environment=environment)
 
     def write(self, scope_key: str, path: str, text: str, expected_version: int | None = None,
@@ -388,7 +400,7 @@ class DocumentRequests:
         _scope(project)
         if isinstance(expires_in, timedelta):
             expires_in = expires_in.total_seconds()
-        return Call("PUT", f"/v1/documents/{_q(scope_key)}/{quote(path)}",
+        return Call("PUT", f"/v1/documents/{_q(scope_key)}/{_doc_path(path)}",
                     json={"text": text, "expected_version": expected_version, "expires_in": expires_in},
                     parse=_as(Document), environment=environment)
 
@@ -400,7 +412,7 @@ class DocumentRequests:
 
     def delete(self, scope_key: str, path: str, *, project: str | None = None, environment: str | None = None) -> Call:
         _scope(project)
-        return Call("DELETE", f"/v1/documents/{_q(scope_key)}/{quote(path)}", parse=_none, environment=environment)
+        return Call("DELETE", f"/v1/documents/{_q(scope_key)}/{_doc_path(path)}", parse=_none, environment=environment)
 
     def purge(self, *, project: str | None = None, environment: str | None = None) -> Call:
         _scope(project)

@@ -165,3 +165,82 @@ def test_remine_over_http_is_the_services_call(keyed_server):
         member.remine("sam")
     for client in (svc, alex, member):
         client.close()
+
+
+BAD_SEGMENTS = ["..", ".", "", "victim/facts", "a/b"]
+
+
+def _url_calls(m, bad):
+    """Every SDK method that puts a caller's name or id into a URL path, with ``bad`` in that place."""
+    return {
+        "delete_fact id": lambda: m.delete_fact("victim", bad),
+        "delete_fact dataset": lambda: m.delete_fact(bad, "f_1"),
+        "list_facts": lambda: m.list_facts(bad),
+        "list_entities": lambda: m.list_entities(bad),
+        "delete_dataset": lambda: m.delete_dataset(bad),
+        "remine": lambda: m.remine(bad),
+        "memory_tool": lambda: m.memory_tool(bad, {"command": "view", "path": "/memories"}),
+        "messages.get id": lambda: m.messages.get("victim", bad),
+        "messages.get dataset": lambda: m.messages.get(bad, "m1"),
+        "messages.chats": lambda: m.messages.chats(bad),
+        "messages.thread": lambda: m.messages.thread(bad, "c1"),
+        "messages.search": lambda: m.messages.search(bad, "x"),
+        "messages.index": lambda: m.messages.index(bad, "x"),
+        "notes.forget id": lambda: m.notes.forget("victim", bad),
+        "notes.save": lambda: m.notes.save(bad, "x"),
+        "notes.list": lambda: m.notes.list(bad),
+        "notes.search": lambda: m.notes.search(bad, "x"),
+        "core.read": lambda: m.core.read(bad, "/memories/a.md"),
+        "core.list": lambda: m.core.list(bad),
+        "core.render": lambda: m.core.render(bad),
+        "documents.read scope": lambda: m.documents.read(bad, "plan.md"),
+        "documents.list": lambda: m.documents.list(bad),
+        "documents.delete scope": lambda: m.documents.delete(bad, "plan.md"),
+    }
+
+
+@pytest.mark.parametrize("bad", BAD_SEGMENTS)
+def test_the_sdk_refuses_an_id_or_name_that_would_resolve_to_another_route(bad):
+    """`delete_fact("victim", "..")` once became DELETE /v1/datasets/victim: refused before any request
+    (the client points at a closed port, so a request would fail otherwise)."""
+    m = RemoteMemory("http://127.0.0.1:9")
+    refused = []
+    for name, call in _url_calls(m, bad).items():
+        try:
+            call()
+        except InputError:
+            refused.append(name)
+        except Exception as exc:  # noqa: BLE001 - listed below
+            refused.append(f"{name}: {type(exc).__name__}")
+    m.close()
+    assert refused == list(_url_calls(m, bad)), refused
+
+
+@pytest.mark.parametrize("path", ["../scope-b/plan.md", "a/../../b", "./plan.md", "a//b.md", ""])
+def test_the_sdk_refuses_a_document_path_with_dot_or_empty_parts(path):
+    m = RemoteMemory("http://127.0.0.1:9")
+    for call in (lambda: m.documents.read("scope-a", path), lambda: m.documents.write("scope-a", path, "x"),
+                 lambda: m.documents.delete("scope-a", path)):
+        with pytest.raises(InputError):
+            call()
+    m.close()
+
+
+def test_the_server_refuses_dot_segments_sent_as_they_are(keyed_server):
+    import http.client
+    from urllib.parse import urlsplit
+
+    svc = RemoteMemory(keyed_server.url, keyed_server.keys["service"])
+    svc.add("I live in Berlin.", "victim")
+    svc.documents.write("scope-b", "plan.md", "secret plan")
+    where = urlsplit(keyed_server.url)
+    for method, path in [("DELETE", "/v1/datasets/victim/facts/.."), ("DELETE", "/v1/datasets/victim/facts/%2e%2e"),
+                         ("GET", "/v1/documents/scope-a/../scope-b/plan.md"),
+                         ("GET", "/v1/datasets/victim/messages/a%2Fb"), ("DELETE", "/v1/datasets/victim/facts/.")]:
+        conn = http.client.HTTPConnection(where.hostname, where.port, timeout=10)
+        conn.request(method, path, headers={"Authorization": f"Bearer {keyed_server.keys['service']}"})
+        answer = conn.getresponse()
+        assert (answer.status, json.loads(answer.read())["error"]["code"]) == (400, "INVALID_INPUT"), path
+        conn.close()
+    assert [f.object for f in svc.list_facts("victim").facts] == ["berlin"], "nothing was erased"
+    svc.close()

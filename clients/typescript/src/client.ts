@@ -43,7 +43,7 @@ export type MemoryCommand =
 export type Role = "user" | "assistant" | "system" | "tool";
 export type Namespaced = CallOptions & { namespace?: string };
 
-const q = encodeURIComponent;
+const q = encodeURIComponent;   // an empty, "." or ".." segment, or an encoded "/", is refused by HttpClient.send
 const iso = (t: Time | undefined) => (t instanceof Date ? t.toISOString() : t);
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {

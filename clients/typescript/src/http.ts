@@ -2,7 +2,7 @@
  * Sending one call: the credential and environment headers, a timeout and the caller's AbortSignal, waiting
  * out short 429/503 answers (their Retry-After), and turning error bodies into the error tree.
  */
-import { ConnectionError, KenningError, RateLimited, TimeoutError, errorFromResponse } from "./errors.js";
+import { ConnectionError, InputError, KenningError, RateLimited, TimeoutError, errorFromResponse } from "./errors.js";
 
 export interface ClientOptions {
   /** A service, admin or member API key, or a user token (`ut_…`); none in development mode. */
@@ -60,6 +60,7 @@ export class Http {
   }
 
   async send<T>(request: Request, call: CallOptions = {}): Promise<T> {
+    checkPath(request.path);
     const timeoutMs = call.timeoutMs ?? this.options.timeoutMs!;
     const limited = Number.isFinite(timeoutMs) && timeoutMs > 0 && timeoutMs <= MAX_TIMER;
     const deadline = limited ? Date.now() + timeoutMs : Infinity;
@@ -214,5 +215,23 @@ async function* lines(response: Response, signal: AbortSignal): AsyncGenerator<s
     // a consumer that stops early (break) releases the connection instead of leaving the server streaming
     if (!finished) await reader.cancel().catch(() => undefined);
     reader.releaseLock();
+  }
+}
+
+
+/** Every URL the client builds, refused before it is sent when a segment is empty, "." or ".." (fetch would resolve
+ * `/v1/datasets/victim/facts/..` to `/v1/datasets/victim`, and `%2e%2e` too) or an id holds "/" (`%2F`). */
+function checkPath(path: string): void {
+  const segments = (path.split("?")[0] ?? "").split("/").slice(1);
+  for (const segment of segments) {
+    let plain: string;
+    try {
+      plain = decodeURIComponent(segment);
+    } catch {
+      plain = segment;
+    }
+    if (plain === "" || plain === "." || plain === ".." || plain.includes("/")) {
+      throw new InputError(`${path} cannot be sent: an id or name in it is empty, '.' or '..', or holds '/'`);
+    }
   }
 }

@@ -21,3 +21,20 @@ test("every Python SDK method has a TypeScript counterpart", () => {
   assert.ok(names.length >= 40, `${names.length} methods in the manifest`);
   console.log(`parity: ${names.length}/${names.length} Python SDK methods have a TypeScript counterpart`);
 });
+
+test("an id or name that would resolve to another route is refused before any request", async () => {
+  const { InputError } = await import("../dist/index.js");
+  const memory = new Memory("http://127.0.0.1:9", { timeoutMs: 2000 });   // a closed port: a request would fail otherwise
+  for (const bad of ["..", ".", "", "victim/facts", "a/b"]) {
+    await assert.rejects(memory.deleteFact("victim", bad), InputError, `deleteFact(victim, ${bad})`);
+    await assert.rejects(memory.deleteDataset(bad), InputError, `deleteDataset(${bad})`);
+    await assert.rejects(memory.listFacts(bad), InputError, `listFacts(${bad})`);
+    await assert.rejects(memory.messages.get("victim", bad), InputError, `messages.get(victim, ${bad})`);
+    await assert.rejects(memory.notes.forget("victim", bad), InputError, `notes.forget(victim, ${bad})`);
+    await assert.rejects(memory.documents.read(bad, "plan.md"), InputError, `documents.read(${bad})`);
+  }
+  for (const path of ["../scope-b/plan.md", "a/../../b", "./plan.md", "a//b.md", ""]) {
+    await assert.rejects(memory.documents.read("scope-a", path), InputError, `documents.read(scope-a, ${path})`);
+    await assert.rejects(memory.documents.delete("scope-a", path), InputError, `documents.delete(scope-a, ${path})`);
+  }
+});

@@ -14,6 +14,8 @@
   route. Routes reuse the principal found here.
 - **Rates.** Each resolved caller is counted (kenning.server.rates); past its rate it gets 429 with
   ``Retry-After``, before any work is done.
+- **Path segments.** A ``/v1`` path with an empty, ``.`` or ``..`` segment (encoded or not) or an
+  encoded ``/`` in a segment is refused (400): an id of ``..`` never reaches a route as a guess.
 - **Content policy.** Dashboard pages may load scripts, styles and images from this origin only, post
   forms only here, and embed nothing; the API documentation pages load from this origin only (and
   their own inline start-up code); API answers may load nothing at all.
@@ -22,7 +24,7 @@ from __future__ import annotations
 
 import json
 from http.cookies import SimpleCookie
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 from .dashboard.render import COOKIE, is_page
 from .errors import Unauthorized, body
@@ -48,6 +50,17 @@ def host_name(host: str) -> str:
     if host.startswith("["):
         return host[1:host.find("]")] if "]" in host else host
     return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+
+
+def plain_segments(raw_path: bytes) -> bool:
+    """Whether every segment of a request's path names something: none empty, "." or ".." (also when
+    percent-encoded), none with an encoded "/". Clients that resolve dot segments would have sent another
+    route; one that sends them as they are gets a refusal, never a guess."""
+    for segment in raw_path.split(b"?", 1)[0].split(b"/")[1:]:
+        plain = unquote(segment.decode("latin-1"))
+        if plain in ("", ".", "..") or "/" in plain:
+            return False
+    return True
 
 
 def policy(path: str) -> bytes:
@@ -76,6 +89,9 @@ class Guard:
                                  "from a server, or from a page this server serves")
 
         path = scope["path"]
+        if path.startswith(("/v1/", "/memory/")) and not plain_segments(scope.get("raw_path") or path.encode()):
+            return await _refuse(send, 400, "INVALID_INPUT",
+                                 "an id or name in the path is empty, '.' or '..', or holds '/': nothing is named so")
         if (path.startswith("/v1/") and path not in PUBLIC) or (path in DOCS and not self.public_docs):
             try:
                 principal = self._principal(headers, scope)

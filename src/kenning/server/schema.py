@@ -30,7 +30,7 @@ def _not_dots(chars: str, named: bool = False) -> str:
     return f"(?:{nd}{c}*|\\.(?:{nd}{c}*)?|\\.\\.{c}+)?"
 
 
-_DOC_SEGMENT = _not_dots("A-Za-z0-9_.:@-")
+_DOC_SEGMENT = _not_dots("A-Za-z0-9_.:@-", named=True)   # never empty, '.' or '..' (the guard refuses those)
 SCOPE_KEY = f"^{_DOC_SEGMENT}(?:/{_DOC_SEGMENT})*$"   # documents.check_name: no '..' part
 # A core file path under /memories: printable ASCII, no '..' part, nothing percent-encoded or escaped
 # (core_files.canonical refuses those; other characters it accepts are left out of the promise).
@@ -100,8 +100,13 @@ def dataset_path() -> object:
                 examples=["sam"])
 
 
+# An id in a URL path: no '/', and at least one character that is neither a space nor a dot (so never '.'
+# or '..', which URL handling resolves away: the guard refuses such segments before any route).
+ID_SEGMENT = ("^[^/]*[^/." + WORDS[2:-1] + "][^/]*$")
+
+
 def id_path(description: str) -> object:
-    return Path(min_length=1, max_length=MAX_ID_CHARS, pattern=WORDS, description=description)
+    return Path(min_length=1, max_length=MAX_ID_CHARS, pattern=ID_SEGMENT, description=description)
 
 
 def limit_query(default: int, most: int = 100) -> object:
