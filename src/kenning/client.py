@@ -59,9 +59,9 @@ def _q(value: str) -> str:
 
 
 def _doc_path(path: str) -> str:
-    """A document's path: segments joined by "/", none of them empty, "." or ".."."""
-    if not isinstance(path, str) or any(part in ("", ".", "..") for part in path.split("/")):
-        raise InputError(f"document path {path!r} must be segments joined by '/', none empty, '.' or '..'")
+    """A document's path: not empty, and no part of it "." or ".." (URL handling would resolve those)."""
+    if not isinstance(path, str) or not path or any(part in (".", "..") for part in path.split("/")):
+        raise InputError(f"document path {path!r} must be a non-empty path with no '.' or '..' part")
     return quote(path)
 
 

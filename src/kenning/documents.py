@@ -24,9 +24,8 @@ _KEY = re.compile(r"[\w.:@/-]{1,256}")   # fullmatch it
 
 
 def check_name(name: str, value: str) -> str:
-    if not isinstance(value, str) or not _KEY.fullmatch(value) or {"", ".", ".."} & set(value.split("/")):
-        raise InputError(f"{name} {value!r} must be 1-256 letters, digits and _ . : @ / - (no empty, '.' or "
-                         "'..' parts)")
+    if not isinstance(value, str) or not _KEY.fullmatch(value) or ".." in value.split("/"):
+        raise InputError(f"{name} {value!r} must be 1-256 letters, digits and _ . : @ / - (no '..' parts)")
     return value
 
 

@@ -216,7 +216,7 @@ def test_the_sdk_refuses_an_id_or_name_that_would_resolve_to_another_route(bad):
     assert refused == list(_url_calls(m, bad)), refused
 
 
-@pytest.mark.parametrize("path", ["../scope-b/plan.md", "a/../../b", "./plan.md", "a//b.md", ""])
+@pytest.mark.parametrize("path", ["../scope-b/plan.md", "a/../../b", "./plan.md", "a/./b.md", ""])
 def test_the_sdk_refuses_a_document_path_with_dot_or_empty_parts(path):
     m = RemoteMemory("http://127.0.0.1:9")
     for call in (lambda: m.documents.read("scope-a", path), lambda: m.documents.write("scope-a", path, "x"),
@@ -236,7 +236,8 @@ def test_the_server_refuses_dot_segments_sent_as_they_are(keyed_server):
     where = urlsplit(keyed_server.url)
     for method, path in [("DELETE", "/v1/datasets/victim/facts/.."), ("DELETE", "/v1/datasets/victim/facts/%2e%2e"),
                          ("GET", "/v1/documents/scope-a/../scope-b/plan.md"),
-                         ("GET", "/v1/datasets/victim/messages/a%2Fb"), ("DELETE", "/v1/datasets/victim/facts/.")]:
+                         ("GET", "/v1/documents/scope-a/%2E%2E/scope-b/plan.md"),
+                         ("DELETE", "/v1/datasets/victim/facts/.")]:
         conn = http.client.HTTPConnection(where.hostname, where.port, timeout=10)
         conn.request(method, path, headers={"Authorization": f"Bearer {keyed_server.keys['service']}"})
         answer = conn.getresponse()

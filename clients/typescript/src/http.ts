@@ -219,18 +219,22 @@ async function* lines(response: Response, signal: AbortSignal): AsyncGenerator<s
 }
 
 
-/** Every URL the client builds, refused before it is sent when a segment is empty, "." or ".." (fetch would resolve
- * `/v1/datasets/victim/facts/..` to `/v1/datasets/victim`, and `%2e%2e` too) or an id holds "/" (`%2F`). */
+/** Every URL the client builds, refused before it is sent when a segment is empty (but inside a document's path), "."
+ * or ".." (fetch would resolve `/v1/datasets/victim/facts/..` to `/v1/datasets/victim`, and `%2e%2e` too), or an id
+ * or name holds "/" (`%2F`). */
 function checkPath(path: string): void {
   const segments = (path.split("?")[0] ?? "").split("/").slice(1);
-  for (const segment of segments) {
+  // a document's path (after /v1/documents/<scope>/) may hold empty parts ("/docs/a.md"), never a dot part
+  const documentPart = segments[0] === "v1" && segments[1] === "documents" ? 3 : Infinity;
+  for (const [i, segment] of segments.entries()) {
     let plain: string;
     try {
       plain = decodeURIComponent(segment);
     } catch {
       plain = segment;
     }
-    if (plain === "" || plain === "." || plain === ".." || plain.includes("/")) {
+    const emptyAllowed = i >= documentPart && i < segments.length - 1;
+    if ((plain === "" && !emptyAllowed) || plain === "." || plain === ".." || plain.includes("/")) {
       throw new InputError(`${path} cannot be sent: an id or name in it is empty, '.' or '..', or holds '/'`);
     }
   }

@@ -33,7 +33,7 @@ test("an id or name that would resolve to another route is refused before any re
     await assert.rejects(memory.notes.forget("victim", bad), InputError, `notes.forget(victim, ${bad})`);
     await assert.rejects(memory.documents.read(bad, "plan.md"), InputError, `documents.read(${bad})`);
   }
-  for (const path of ["../scope-b/plan.md", "a/../../b", "./plan.md", "a//b.md", ""]) {
+  for (const path of ["../scope-b/plan.md", "a/../../b", "./plan.md", "a/./b.md", ""]) {
     await assert.rejects(memory.documents.read("scope-a", path), InputError, `documents.read(scope-a, ${path})`);
     await assert.rejects(memory.documents.delete("scope-a", path), InputError, `documents.delete(scope-a, ${path})`);
   }

@@ -14,8 +14,8 @@
   route. Routes reuse the principal found here.
 - **Rates.** Each resolved caller is counted (kenning.server.rates); past its rate it gets 429 with
   ``Retry-After``, before any work is done.
-- **Path segments.** A ``/v1`` path with an empty, ``.`` or ``..`` segment (encoded or not) or an
-  encoded ``/`` in a segment is refused (400): an id of ``..`` never reaches a route as a guess.
+- **Path segments.** A ``/v1`` path with a ``.`` or ``..`` segment (encoded or not) is refused (400): an
+  id of ``..`` never reaches a route as a guess.
 - **Content policy.** Dashboard pages may load scripts, styles and images from this origin only, post
   forms only here, and embed nothing; the API documentation pages load from this origin only (and
   their own inline start-up code); API answers may load nothing at all.
@@ -53,14 +53,11 @@ def host_name(host: str) -> str:
 
 
 def plain_segments(raw_path: bytes) -> bool:
-    """Whether every segment of a request's path names something: none empty, "." or ".." (also when
-    percent-encoded), none with an encoded "/". Clients that resolve dot segments would have sent another
-    route; one that sends them as they are gets a refusal, never a guess."""
-    for segment in raw_path.split(b"?", 1)[0].split(b"/")[1:]:
-        plain = unquote(segment.decode("latin-1"))
-        if plain in ("", ".", "..") or "/" in plain:
-            return False
-    return True
+    """Whether no segment of a request's path is "." or ".." (also when percent-encoded). Clients that
+    resolve dot segments would have sent another route; one that sends them as they are gets a refusal,
+    never a guess."""
+    return not any(unquote(segment.decode("latin-1")) in (".", "..")
+                   for segment in raw_path.split(b"?", 1)[0].split(b"/"))
 
 
 def policy(path: str) -> bytes:
@@ -91,7 +88,7 @@ class Guard:
         path = scope["path"]
         if path.startswith(("/v1/", "/memory/")) and not plain_segments(scope.get("raw_path") or path.encode()):
             return await _refuse(send, 400, "INVALID_INPUT",
-                                 "an id or name in the path is empty, '.' or '..', or holds '/': nothing is named so")
+                                 "a path segment is '.' or '..': no id or name is, and it would name another route")
         if (path.startswith("/v1/") and path not in PUBLIC) or (path in DOCS and not self.public_docs):
             try:
                 principal = self._principal(headers, scope)

@@ -30,7 +30,7 @@ def _not_dots(chars: str, named: bool = False) -> str:
     return f"(?:{nd}{c}*|\\.(?:{nd}{c}*)?|\\.\\.{c}+)?"
 
 
-_DOC_SEGMENT = _not_dots("A-Za-z0-9_.:@-", named=True)   # never empty, '.' or '..' (the guard refuses those)
+_DOC_SEGMENT = _not_dots("A-Za-z0-9_.:@-")
 SCOPE_KEY = f"^{_DOC_SEGMENT}(?:/{_DOC_SEGMENT})*$"   # documents.check_name: no '..' part
 # A core file path under /memories: printable ASCII, no '..' part, nothing percent-encoded or escaped
 # (core_files.canonical refuses those; other characters it accepts are left out of the promise).
