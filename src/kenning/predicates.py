@@ -14,7 +14,7 @@ ONE_VALUE = frozenset({
     "lives in", "works at", "works as", "is named", "is aged", "is from", "was born in",
     "was born on", "studies at", "is married to", "has wife", "has husband", "has partner",
     "has girlfriend", "has boyfriend", "follows diet", "has relationship status", "drives",
-    "has pronouns", "is in time zone", "birthday is", "goes by", "has relationship status", "has fiance",
+    "has pronouns", "is in time zone", "birthday is", "goes by", "has fiance",
     "has fiancee", "has spouse",
 })
 NEGATION_PREFIXES = ("does not ", "is not ", "has not ", "never ", "cannot ", "will not ")
@@ -38,8 +38,8 @@ SYNONYMS = {
     "is joining": "works at", "will start at": "works at",
     "is vegetarian": "follows diet", "is vegan": "follows diet", "is pescatarian": "follows diet",
     "has diet": "follows diet", "diet is": "follows diet",
-    "has fiance": "has fiance", "is engaged to": "has fiance",
-    "has condition": "has condition", "was diagnosed with": "has condition", "is diagnosed with": "has condition",
+    "is engaged to": "has fiance",
+    "was diagnosed with": "has condition", "is diagnosed with": "has condition",
     "suffers from": "has condition",
 }
 DIETS = frozenset({"vegetarian", "vegan", "pescatarian", "flexitarian", "keto", "paleo", "halal", "kosher",
