@@ -32,6 +32,9 @@ ROOT = "/memories"
 MAX_LINES = 999_999
 SNIPPET_CONTEXT = 2   # lines shown before and after the first changed one (the SDK's snippet)
 MAX_DECODES = 8   # percent-decoding rounds a path may need; one still encoded after them is refused
+MAX_PATH_CHARS = 1024   # a path (as given, and decoded) is a name, never a payload: PATH_MAX's order
+MAX_NAME_CHARS = 255    # one part of it, as NAME_MAX
+MAX_LINES_NAMED = 100   # an ambiguous str_replace names the lines of at most this many occurrences
 
 # Every text the memory tool answers with, in one place (Anthropic's memory tool documentation).
 TEXTS = {
@@ -73,6 +76,8 @@ TEXTS = {
                   "direction-changing one; use plain characters"),
     "in_file": "Error: {parent} is a file, so {path} cannot be created inside it",
     "into_itself": "Error: {old_path} cannot be moved into itself ({new_path})",
+    "path_too_long": ("Error: The path {path} is {size:,} characters long, or has a part longer than {name_limit}; "
+                      "a memory path holds at most {limit:,} characters"),
 }
 
 
@@ -96,10 +101,23 @@ def _deceptive(c: str) -> bool:
     return folded != c and any(x in folded for x in "./\\")
 
 
+def _shown(path: str) -> str:
+    """A path as an error names it: cut, so an oversized one is not echoed whole."""
+    return path if len(path) <= 80 else f"{path[:60]}…{path[-12:]}"
+
+
+def _check_length(path: str) -> None:
+    if len(path) > MAX_PATH_CHARS or any(len(part) > MAX_NAME_CHARS for part in path.split("/")):
+        raise MemoryToolError(_say("path_too_long", path=_shown(path), size=len(path), limit=MAX_PATH_CHARS,
+                                   name_limit=MAX_NAME_CHARS))
+
+
 def canonical(path: object) -> str:
-    """The canonical form of a /memories path; raises MemoryToolError for anything outside it."""
+    """The canonical form of a /memories path; raises MemoryToolError for anything outside it. Every
+    check is linear in the path's length, and the length is capped before any of them."""
     if not isinstance(path, str) or not path:
         raise MemoryToolError(_say("outside", path=path))
+    _check_length(path)
     decoded = path
     for _ in range(MAX_DECODES):  # double-, triple-… encoded dots and slashes decode to what they mean
         if unquote(decoded) == decoded:
@@ -137,7 +155,8 @@ def tool_path(raw: object) -> str:
     filesystem would (``/memories/d/../a.md`` is ``/memories/a.md``), never above /memories; the
     characters :func:`canonical` refuses are refused here too."""
     if not isinstance(raw, str) or not raw.startswith(ROOT):
-        raise MemoryToolError(_say("not_memories", path=raw))
+        raise MemoryToolError(_say("not_memories", path=_shown(raw) if isinstance(raw, str) else raw))
+    _check_length(raw)
     if raw != ROOT and not raw.startswith(ROOT + "/"):   # /memoriesX is not inside /memories
         raise MemoryToolError(_say("escape", path=raw))
     normal = posixpath.normpath(raw)
@@ -271,18 +290,18 @@ class Core:
         old, new = c["old_str"], c.get("new_str") or ""
         if not isinstance(old, str) or not isinstance(new, str):
             raise TypeError("old_str and new_str must be strings")
-        with self._s.store.transaction(scope):
+        with self._s.store.transaction(scope):   # read and write inside; the error texts are made after it
             path, current = self._editable(scope, ns, raw)
             content = current.content
             count = content.count(old)
-            if count == 0:
-                raise MemoryToolError(_say("no_match", old_str=old, path=raw))
-            if count > 1:
-                numbers = ", ".join(str(content.count("\n", 0, s) + 1) for s in _every_start(content, old))
-                raise MemoryToolError(_say("ambiguous", old_str=old, line_numbers=numbers))
-            at = content.find(old)
-            text = content.replace(old, new)
-            self._put(scope, ns, path, text, "str_replace")
+            if count == 1:
+                at = content.find(old)
+                text = content.replace(old, new)
+                self._put(scope, ns, path, text, "str_replace")
+        if count == 0:
+            raise MemoryToolError(_say("no_match", old_str=old, path=raw))
+        if count > 1:
+            raise MemoryToolError(_say("ambiguous", old_str=old, line_numbers=_line_numbers(content, old)))
         changed = content.count("\n", 0, at)   # 0-based: the line the replacement starts on
         lines = text.split("\n")
         lo, hi = max(0, changed - SNIPPET_CONTEXT), min(len(lines), changed + SNIPPET_CONTEXT + 1)
@@ -352,6 +371,7 @@ class Core:
         return current
 
     def _put(self, scope: Scope, ns: str, path: str, text: str, op: str, moving: str | None = None) -> CoreFile:
+        _check_length(path)   # a rename's targets are new paths too
         limit = self._s.settings.max_core_chars
         if len(text) > limit:
             raise MemoryToolError(_say("too_large", path=path, size=len(text), limit=limit))
@@ -360,14 +380,12 @@ class Core:
             files = {f for f in files if not (f == moving or f.startswith(moving + "/"))}
         if any(f.startswith(path + "/") for f in files):
             raise MemoryToolError(_say("is_dir", path=path))
-        check_room(self._s.store, self._s.settings, scope, len(text))
+        check_room(self._s.store, self._s.settings, scope, stored_chars(path, ns, text))
         if path not in files and len(files) >= self._s.settings.max_core_files:
             raise QuotaExceeded(TEXTS["quota"].format(path=path, limit=self._s.settings.max_core_files))
-        parent = posixpath.dirname(path)
-        while parent != ROOT:
-            if parent in files:
-                raise MemoryToolError(_say("in_file", path=path, parent=parent))
-            parent = posixpath.dirname(parent)
+        parent = next((f for f in files if path.startswith(f + "/")), None)   # one pass, not one per level
+        if parent is not None:
+            raise MemoryToolError(_say("in_file", path=path, parent=parent))
         return self._s.store.core_put(scope, ns, path, text, op, keep=self._keep)
 
     @property
@@ -443,7 +461,7 @@ class Core:
             if len(text) > self._s.settings.max_core_chars:
                 raise TextTooLarge(f"{path} would hold {len(text):,} characters; the limit (max_content) is "
                                    f"{self._s.settings.max_core_chars:,}")
-            check_room(self._s.store, self._s.settings, scope, len(text))
+            check_room(self._s.store, self._s.settings, scope, stored_chars(path, ns, text))
             return self._s.store.core_put(scope, ns, path, text, "str_replace", keep=self._keep)
 
     def insert(self, dataset: str, path: str, line: int, text: str, namespace: str = "user", *,
@@ -507,22 +525,55 @@ class Core:
         return text[:kept] + marker.format(len(text) - kept)
 
 
-_DELIMITER = re.compile(r"<(\s*/?\s*memory_file)", re.IGNORECASE)
+_TAG_START = re.compile("[<\uff1c\ufe64]")   # '<' and the characters NFKC folds into it
+_TAG = "memory_file"
+
+
+def _ignorable(c: str) -> bool:
+    """What a reader skips inside a tag: spaces, invisible format characters, combining marks, controls."""
+    return c.isspace() or unicodedata.category(c) in ("Cf", "Mn", "Me", "Cc")
 
 
 def _unforgeable(content: str) -> str:
-    """A file's content with every ``<memory_file`` / ``</memory_file`` tag-start escaped, so no file can end
-    its own block or open one that claims another namespace (attributes are escaped in ``render``)."""
-    return _DELIMITER.sub(r"&lt;\1", content)
+    """A file's content with every tag-start that reads as ``<memory_file`` / ``</memory_file`` escaped, so
+    no file can end its own block or open one that claims another namespace (attributes are escaped in
+    ``render``). The words after a ``<`` are read as a model would: case, width (NFKC), spaces and
+    invisible characters ignored. Each character is looked at by the nearest ``<`` before it at most,
+    so the cost is linear."""
+    out, last = [], 0
+    for m in _TAG_START.finditer(content):
+        i, seen = m.end(), []
+        while i < len(content) and len(seen) < len(_TAG) + 1:
+            c = content[i]
+            i += 1
+            if _TAG_START.match(c):
+                break
+            if not _ignorable(c):
+                seen.append(unicodedata.normalize("NFKC", c).casefold())
+        word = "".join(seen)
+        if word.startswith(_TAG) or word.startswith("/" + _TAG):
+            out.append(content[last:m.start()] + "&lt;")
+            last = m.end()
+    return "".join(out) + content[last:]
 
 
-def _every_start(text: str, old: str) -> list[int]:
-    """Where ``old`` starts, overlapping matches included (the lines the tool names when it is not unique)."""
-    starts, at = [], text.find(old)
-    while at >= 0:
-        starts.append(at)
+def stored_chars(path: str, namespace: str, text: str) -> int:
+    """What one version of a file adds to the dataset's quota: its path and namespace count as its text
+    does (the stores' usage triggers count the same)."""
+    return len(path) + len(namespace) + len(text)
+
+
+def _line_numbers(text: str, old: str) -> str:
+    """The lines where ``old`` starts, overlapping matches included, as the tool names them when it is not
+    unique: one pass over the text (each newline counted once), at most MAX_LINES_NAMED occurrences named."""
+    numbers, line, counted = [], 1, 0
+    at = text.find(old)
+    while at >= 0 and len(numbers) < MAX_LINES_NAMED:
+        line += text.count("\n", counted, at)
+        counted = at
+        numbers.append(str(line))
         at = text.find(old, at + 1)
-    return starts
+    return ", ".join(numbers) + (", …" if at >= 0 else "")
 
 
 def _view_range(view_range, n_lines: int) -> tuple[int, int]:

@@ -33,7 +33,7 @@ class Messages:
         check_role(role)
         check_id(chat, "chat")
         check_id(message_id, "message_id")
-        check_room(self._s.store, self._s.settings, scope, len(content))
+        check_room(self._s.store, self._s.settings, scope, len(content) + len(chat or "") + len(message_id or ""))
         when = self._s.writer.message_time(at)
         if temporary:
             return None

@@ -77,7 +77,7 @@ class Notes:
 
     def _save(self, scope, namespace: str, texts: list[str], threshold: float | None) -> list[Note]:
         """Embed, dedupe, then write in one short transaction. ``threshold`` None: exact twins only."""
-        check_room(self._s.store, self._s.settings, scope, sum(len(t) for t in texts))
+        check_room(self._s.store, self._s.settings, scope, sum(len(t) + len(namespace) for t in texts))
         embedder = self._s.embedder
         # Notes kept without a vector are embedded in the same call, so they count for the dedupe too.
         pending = self._pending(scope, namespace) if embedder else []
