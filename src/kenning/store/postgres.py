@@ -244,21 +244,27 @@ def m007_fair_turns(conn) -> None:
 
 
 # What a dataset stores, in characters, per table: kept current by triggers, so a quota check reads one row.
-USAGE_COLUMNS = {"episodes": "length(#.content)", "notes": "length(#.text)",
-                 "facts": "length(#.text) + length(#.source_quote)",
-                 "core_file_versions": "coalesce(length(#.content), 0)", "jobs": "length(#.payload::text)"}
+# m008 counted the texts alone; m014 counts what a tenant can make the store hold beside them (USAGE_COLUMNS).
+TEXT_USAGE_COLUMNS = {"episodes": "length(#.content)", "notes": "length(#.text)",
+                      "facts": "length(#.text) + length(#.source_quote)",
+                      "core_file_versions": "coalesce(length(#.content), 0)", "jobs": "length(#.payload::text)"}
+USAGE_COLUMNS = {"episodes": "length(#.content) + length(#.episode_id) + coalesce(length(#.chat), 0)",
+                 "notes": "length(#.text) + length(#.namespace)",
+                 "facts": "length(#.text) + length(#.source_quote) + length(#.predicate) + length(#.object)",
+                 "core_file_versions": "coalesce(length(#.content), 0) + length(#.path) + length(#.namespace)",
+                 "jobs": "length(#.payload::text)", "entities": "length(#.name)"}
 
 
 def m008_usage(conn) -> None:
     """Characters stored per dataset, for storage quotas (one row read per check, not a scan)."""
     everything = " UNION ALL ".join(f"SELECT project, environment, dataset, {size.replace('#', t)} AS n FROM {t}"
-                                    for t, size in USAGE_COLUMNS.items())
+                                    for t, size in TEXT_USAGE_COLUMNS.items())
     conn.execute(f"""
     CREATE TABLE usage (project text NOT NULL, environment text NOT NULL, dataset text NOT NULL,
         chars bigint NOT NULL DEFAULT 0, PRIMARY KEY (project, environment, dataset));
     INSERT INTO usage SELECT project, environment, dataset, sum(n) FROM ({everything}) u GROUP BY 1, 2, 3;
     """)
-    for table, size in USAGE_COLUMNS.items():
+    for table, size in TEXT_USAGE_COLUMNS.items():
         conn.execute(f"""
         CREATE FUNCTION usage_{table}() RETURNS trigger LANGUAGE plpgsql AS $$
         BEGIN
@@ -290,19 +296,10 @@ def m010_fact_episodes(conn) -> None:
 SEARCHED_TABLES = ("facts", "episodes", "notes")   # the tables recall's cached matrices are built from
 
 
-def m011_change_versions(conn) -> None:
-    """Per dataset, a change version (``usage.changes``) beside the characters stored, both kept by
-    statement-level triggers over the statement's transition tables: one upsert per dataset a statement
-    touches, not one per row (a 5,000-row COPY batch updates its datasets' usage rows once each, in key
-    order, so concurrent loads lock them in one order). ``changes`` moves with every insert, update and
-    delete of a dataset's facts, messages and notes: processes keep the dataset's vector matrices in memory
-    and read them again only when it moved (one primary-key read per recall instead of every vector)."""
-    conn.execute("ALTER TABLE usage ADD COLUMN changes bigint NOT NULL DEFAULT 0")
-    for table, size in USAGE_COLUMNS.items():
-        bump = "count(*)" if table in SEARCHED_TABLES else "0"
-        conn.execute(f"""
-        DROP TRIGGER usage_{table} ON {table};
-        DROP FUNCTION usage_{table}();
+def _usage_statement_triggers(conn, table: str, size: str) -> None:
+    """Statement-level triggers keeping ``usage`` of ``table`` (see m011)."""
+    bump = "count(*)" if table in SEARCHED_TABLES else "0"
+    conn.execute(f"""
         CREATE FUNCTION usage_{table}_added() RETURNS trigger LANGUAGE plpgsql AS $$
         BEGIN
             INSERT INTO usage AS u
@@ -325,6 +322,19 @@ def m011_change_versions(conn) -> None:
         CREATE TRIGGER usage_{table}_removed AFTER DELETE ON {table} REFERENCING OLD TABLE AS removed
             FOR EACH STATEMENT EXECUTE FUNCTION usage_{table}_removed();
         """)
+
+
+def m011_change_versions(conn) -> None:
+    """Per dataset, a change version (``usage.changes``) beside the characters stored, both kept by
+    statement-level triggers over the statement's transition tables: one upsert per dataset a statement
+    touches, not one per row (a 5,000-row COPY batch updates its datasets' usage rows once each, in key
+    order, so concurrent loads lock them in one order). ``changes`` moves with every insert, update and
+    delete of a dataset's facts, messages and notes: processes keep the dataset's vector matrices in memory
+    and read them again only when it moved (one primary-key read per recall instead of every vector)."""
+    conn.execute("ALTER TABLE usage ADD COLUMN changes bigint NOT NULL DEFAULT 0")
+    for table, size in TEXT_USAGE_COLUMNS.items():
+        conn.execute(f"DROP TRIGGER usage_{table} ON {table}; DROP FUNCTION usage_{table}();")
+        _usage_statement_triggers(conn, table, size)
         if table in SEARCHED_TABLES:
             conn.execute(f"""
             CREATE FUNCTION usage_{table}_changed() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -423,9 +433,30 @@ def distribution_statements() -> list[str]:
     return out
 
 
+def m014_usage_counts_names(conn) -> None:
+    """The quota counts everything a tenant can make the store hold: paths, namespaces, names and ids
+    beside the texts (a core file's 1 MB path counted nothing before), and entities; every dataset's
+    count is taken again from its rows."""
+    for table, size in USAGE_COLUMNS.items():
+        conn.execute(f"""
+        DROP TRIGGER IF EXISTS usage_{table}_added ON {table}; DROP FUNCTION IF EXISTS usage_{table}_added();
+        DROP TRIGGER IF EXISTS usage_{table}_removed ON {table}; DROP FUNCTION IF EXISTS usage_{table}_removed();
+        """)
+        _usage_statement_triggers(conn, table, size)
+    everything = " UNION ALL ".join(f"SELECT project, environment, dataset, {size.replace('#', t)} AS n FROM {t}"
+                                    for t, size in USAGE_COLUMNS.items())
+    conn.execute(f"""
+    UPDATE usage SET chars = 0;
+    INSERT INTO usage AS u (project, environment, dataset, chars)
+    SELECT project, environment, dataset, sum(n) FROM ({everything}) e GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
+    ON CONFLICT (project, environment, dataset) DO UPDATE SET chars = excluded.chars;
+    """)
+
+
 MIGRATIONS = [m001_initial, m002_notes, m003_jobs, m004_core_files_and_documents, m005_api_keys, m006_sessions,
               m007_fair_turns, m008_usage, m009_dated_messages, m010_fact_episodes,
-              m011_change_versions, m012_scoped_words, m013_distributable_keys]
+              m011_change_versions, m012_scoped_words, m013_distributable_keys,
+              m014_usage_counts_names]
 
 
 def redact(url: str) -> str:

@@ -245,15 +245,8 @@ def m008_fair_turns(db: sqlite3.Connection) -> None:
     """)
 
 
-# What a dataset stores, in characters, per table: kept current by triggers, so a quota check reads one row.
-USAGE_COLUMNS = {"episodes": "length(#.content)", "notes": "length(#.text)",
-                 "facts": "length(#.text) + length(#.source_quote)",
-                 "core_file_versions": "coalesce(length(#.content), 0)", "jobs": "length(#.payload)"}
-
-
-def m009_usage(db: sqlite3.Connection) -> None:
-    """Characters stored per dataset, for storage quotas (one row read per check, not a scan)."""
-    triggers = "".join(f"""
+def _usage_triggers(columns: dict[str, str]) -> str:
+    return "".join(f"""
     CREATE TRIGGER usage_{table}_ai AFTER INSERT ON {table} BEGIN
         INSERT INTO usage VALUES (new.project, new.environment, new.dataset, {size.replace('#', 'new')})
         ON CONFLICT (project, environment, dataset) DO UPDATE SET chars = chars + excluded.chars;
@@ -261,14 +254,25 @@ def m009_usage(db: sqlite3.Connection) -> None:
     CREATE TRIGGER usage_{table}_ad AFTER DELETE ON {table} BEGIN
         UPDATE usage SET chars = chars - ({size.replace('#', 'old')})
         WHERE project = old.project AND environment = old.environment AND dataset = old.dataset;
-    END;""" for table, size in USAGE_COLUMNS.items())
+    END;""" for table, size in columns.items())
+
+
+def _usage_of_every_row(columns: dict[str, str]) -> str:
     everything = " UNION ALL ".join(f"SELECT project, environment, dataset, {size.replace('#', t)} AS n FROM {t}"
-                                    for t, size in USAGE_COLUMNS.items())
+                                    for t, size in columns.items())
+    return f"SELECT project, environment, dataset, sum(n) FROM ({everything}) GROUP BY 1, 2, 3"
+
+
+def m009_usage(db: sqlite3.Connection) -> None:
+    """Characters stored per dataset, for storage quotas (one row read per check, not a scan)."""
+    columns = {"episodes": "length(#.content)", "notes": "length(#.text)",
+               "facts": "length(#.text) + length(#.source_quote)",
+               "core_file_versions": "coalesce(length(#.content), 0)", "jobs": "length(#.payload)"}
     _script(db, f"""
     CREATE TABLE usage (project TEXT NOT NULL, environment TEXT NOT NULL, dataset TEXT NOT NULL,
         chars INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (project, environment, dataset));
-    INSERT INTO usage SELECT project, environment, dataset, sum(n) FROM ({everything}) GROUP BY 1, 2, 3;
-    {triggers}
+    INSERT INTO usage {_usage_of_every_row(columns)};
+    {_usage_triggers(columns)}
     """)
 
 
@@ -291,9 +295,30 @@ def m011_fact_episodes(db: sqlite3.Connection) -> None:
     _script(db, "CREATE INDEX facts_episode ON facts (project, environment, dataset, episode_id);")
 
 
+# What a dataset stores, in characters, per table: kept current by triggers, so a quota check reads one row.
+USAGE_COLUMNS = {"episodes": "length(#.content) + length(#.episode_id) + coalesce(length(#.chat), 0)",
+                 "notes": "length(#.text) + length(#.namespace)",
+                 "facts": "length(#.text) + length(#.source_quote) + length(#.predicate) + length(#.object)",
+                 "core_file_versions": "coalesce(length(#.content), 0) + length(#.path) + length(#.namespace)",
+                 "jobs": "length(#.payload)", "entities": "length(#.name)"}
+
+
+def m012_usage_counts_names(db: sqlite3.Connection) -> None:
+    """The quota counts everything a tenant can make the store hold: paths, namespaces, names and ids
+    beside the texts (a core file's 1 MB path counted nothing before), and entities; every dataset's
+    count is taken again from its rows."""
+    drops = "".join(f"DROP TRIGGER IF EXISTS usage_{t}_{w};\n" for t in USAGE_COLUMNS for w in ("ai", "ad"))
+    _script(db, f"""
+    {drops}
+    DELETE FROM usage;
+    INSERT INTO usage {_usage_of_every_row(USAGE_COLUMNS)};
+    {_usage_triggers(USAGE_COLUMNS)}
+    """)
+
+
 MIGRATIONS = [m001_initial, m002_messages_and_notes, m003_jobs, m004_core_files_and_documents, m005_api_keys,
               m006_scoped_fts_deletes, m007_sessions, m008_fair_turns, m009_usage, m010_dated_messages,
-              m011_fact_episodes]
+              m011_fact_episodes, m012_usage_counts_names]
 EMBED_PREFIX_CHARS = 2000  # the model reads 256 tokens; never tokenise a 100k-character text whole
 
 
