@@ -22,9 +22,10 @@ class LiveServer:
             s.bind(("127.0.0.1", 0))
             self.port = s.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}"
-        from kenning.server import UVICORN
+        from kenning.server import uvicorn_options
 
-        config = uvicorn.Config(self.app, host="127.0.0.1", port=self.port, log_level="error", **UVICORN)
+        config = uvicorn.Config(self.app, host="127.0.0.1", port=self.port, log_level="error",
+                                **uvicorn_options(memory.settings))
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
 

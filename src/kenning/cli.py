@@ -350,7 +350,7 @@ def cmd_serve(args) -> int:
     """The HTTP API and the queue workers on one store."""
     import uvicorn
 
-    from .server import UVICORN, build
+    from .server import build, uvicorn_options
 
     from .server.guard import LOOPBACK
 
@@ -395,7 +395,7 @@ def cmd_serve(args) -> int:
         signal.signal(sig, stopped)
     mem.workers.ensure_started()
     try:
-        config = uvicorn.Config(app, host=args.host, port=args.port, log_level="warning", **UVICORN)
+        config = uvicorn.Config(app, host=args.host, port=args.port, log_level="warning", **uvicorn_options(mem.settings))
         uvicorn.Server(config).run(sockets=[listener])
     finally:
         listener.close()

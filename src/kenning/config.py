@@ -30,6 +30,11 @@ class Settings(BaseModel):
     max_render: int = Field(8_000, gt=0)         # core.render cuts here, with a marker
     max_body_bytes: int = Field(4_000_000, gt=0)  # the server refuses larger request bodies (import excepted)
     max_import_bytes: int = Field(1 << 30, gt=0)   # /v1/import streams up to this many bytes
+    # connections (kenning serve): a request's head must arrive within header_timeout seconds; at most
+    # max_connections open (the longest-waiting idle one is closed for a new one); max_requests run at once
+    header_timeout: float = Field(10.0, gt=0)
+    max_connections: int = Field(2_048, gt=0)
+    max_requests: int = Field(512, gt=0)
     # quotas and rate limits (generous defaults; per tenant)
     max_open_jobs: int = Field(1_000, gt=0)        # turns one dataset may have waiting; more get 429
     max_core_versions: int = Field(100, gt=0)      # versions kept per core file (the newest)
@@ -97,7 +102,7 @@ class Settings(BaseModel):
                      "ann_index", "parallel_reads", "replica_max_lag_seconds", "replica_wait_seconds",
                      "worker_threads", "worker_batch", "job_lease_seconds", "extract_budget_seconds",
                      "token_seconds", "token_max_seconds", "session_seconds",
-                     "max_note_chars", "note_dedupe_threshold", "max_notes_per_call", "max_core_chars", "max_render", "max_body_bytes", "max_import_bytes", "public_docs", "max_open_jobs", "max_core_versions", "max_core_files", "max_dataset_chars",
+                     "max_note_chars", "note_dedupe_threshold", "max_notes_per_call", "max_core_chars", "max_render", "max_body_bytes", "max_import_bytes", "header_timeout", "max_connections", "max_requests", "public_docs", "max_open_jobs", "max_core_versions", "max_core_files", "max_dataset_chars",
                      "rate_limit_user", "rate_limit_key", "rate_limit_storage", "permission_read", "permission_admin", "llm_base_url", "llm_model", "llm_api_key",
                      "llm_timeout", "llm_max_tokens", "extractor", "llm_response_format", "llm_instructions",
                      "anthropic_base_url", "anthropic_api_key", "anthropic_model"):

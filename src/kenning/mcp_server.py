@@ -254,7 +254,7 @@ def cmd_mcp(args) -> int:
 
         import uvicorn
 
-        from .server import UVICORN
+        from .server import uvicorn_options
 
         keys = mem.store.count_api_keys()
         if args.host not in LOOPBACK and not keys:
@@ -270,7 +270,7 @@ def cmd_mcp(args) -> int:
             print("kenning mcp: send Authorization: Bearer <a service key of the project or a user token for "
                   "this dataset>" + (" (or $KENNING_MCP_TOKEN)" if token else ""), file=sys.stderr, flush=True)
         uvicorn.run(http_app(mem, server, dataset, args.host, token), host=args.host, port=args.port,
-                    log_level="warning", **UVICORN)
+                    log_level="warning", **uvicorn_options(mem.settings))
         return 0
     except KeyboardInterrupt:
         return 0

@@ -10,10 +10,9 @@ from ..memory import Memory
 from .app import create_app
 from .auth import Auth
 
+from .connections import uvicorn_options
+
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
-# How uvicorn serves kenning (``kenning serve`` and the tests' live server): no ``server`` banner, idle
-# keep-alive connections closed after 5 s, and at most 512 connections at once (more get 503).
-UVICORN = {"server_header": False, "timeout_keep_alive": 5, "limit_concurrency": 512}
 
 
 def server_secret(settings: Settings, environ=None) -> str:
@@ -37,4 +36,4 @@ def build(db: str | None = None, host: str = "127.0.0.1", memory: Memory | None 
     return create_app(mem, auth), mem, auth
 
 
-__all__ = ["build", "create_app", "Auth"]
+__all__ = ["build", "create_app", "Auth", "uvicorn_options"]

@@ -28,6 +28,7 @@ from .bodies import ErrorBody
 from .dashboard import create_dashboard, is_page, wants_html
 from .errors import body, status_of
 from .guard import Guard
+from .connections import InFlightLimit
 from .limits import BodyLimit
 from .openapi import install as install_openapi
 from .rates import Rates
@@ -144,6 +145,7 @@ def create_app(memory: Memory, auth: Auth) -> FastAPI:
         app.include_router(resource)
     install_openapi(app, memory.settings, auth)
     app.add_middleware(BodyLimit, max_bytes=memory.settings.max_body_bytes)
+    app.add_middleware(InFlightLimit, max_requests=memory.settings.max_requests)
     app.add_middleware(Guard, auth=auth, rates=Rates(memory.settings), public_docs=memory.settings.public_docs)   # outermost: refusals and security headers before anything
     app.mount("/static", static, name="static")
     app.include_router(router)
