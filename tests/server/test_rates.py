@@ -45,6 +45,47 @@ def test_a_key_is_counted_per_project(tmp_path, monkeypatch):
             assert acme.get("/v1/health").status_code == 200                           # the health check is free
 
 
+def test_no_door_and_no_environment_escapes_the_count(tmp_path, monkeypatch):
+    """Issue 31, finding 7: the unversioned /memory/add was never counted (and read its body before
+    authenticating), and a fresh X-Kenning-Environment got a fresh counter."""
+    with _server(tmp_path, monkeypatch, rate_limit_key="3/minute") as live:
+        with live.client("kn_acme_svc") as acme:
+            add = {"text": "I live in Oslo.", "dataset": "sam"}
+            codes = [acme.post("/memory/add", json=add).status_code for _ in range(2)]
+            codes += [acme.get("/v1/datasets", headers={"X-Kenning-Environment": f"env{i}"}).status_code
+                      for i in range(3)]
+            assert codes == [200, 200, 200, 429, 429]
+            assert acme.post("/memory/add", json=add).status_code == 429
+        with live.client() as anonymous:                                   # no credential: 401 before the body
+            refused = anonymous.post("/memory/add", content=b"{not json")
+            assert refused.status_code == 401 and refused.json()["error"]["code"] == "UNAUTHORIZED"
+
+
+def test_every_api_route_is_behind_the_guard(tmp_path, monkeypatch):
+    """Each route the app serves is an API route the guard authenticates and counts, a dashboard page (its
+    own session check), the health check or the API documentation: a new door cannot skip the count."""
+    from kenning.server.dashboard.render import is_page
+    from kenning.server.guard import API, DOCS, PUBLIC
+
+    from starlette.routing import Mount
+
+    with _server(tmp_path, monkeypatch) as live:
+        app = live.app
+
+    def walk(routes):
+        for route in routes:
+            inner = getattr(route, "original_router", None)
+            if inner is not None:
+                yield from walk(inner.routes)
+            elif not isinstance(route, Mount):          # /static and the docs' assets: files, no route code
+                yield route.path
+
+    paths = list(walk(app.routes))
+    assert "/memory/add" in paths and len(paths) > 40
+    loose = [p for p in paths if not (p.startswith(API) or p in PUBLIC or p in DOCS or is_page(p))]
+    assert loose == []
+
+
 def test_the_sdk_waits_out_a_short_retry_after_and_raises_a_long_one(tmp_path, monkeypatch):
     with _server(tmp_path, monkeypatch, rate_limit_key="2/second") as live:
         with Memory(live.url, api_key="kn_acme_svc") as remote:

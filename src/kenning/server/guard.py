@@ -8,7 +8,7 @@
 - **Development mode.** With no keys, the server answers only requests addressed to loopback
   (``Host`` 127.0.0.1, localhost or [::1], any port). A page on another name cannot then reach it
   through a DNS name that resolves to 127.0.0.1 (DNS rebinding).
-- **Authentication first.** Every ``/v1`` route but the health check, and (unless
+- **Authentication first.** Every API route (``/v1`` and the unversioned ``/memory/add``) but the health check, and (unless
   ``KENNING_PUBLIC_DOCS``) ``/docs`` and ``/openapi.json``, resolve the caller here, before any
   body is read or validated: an unauthenticated request gets 401, never a 422 that tells it about the
   route. Routes reuse the principal found here.
@@ -42,6 +42,7 @@ DOCS_POLICY = (b"default-src 'self'; script-src 'self' 'unsafe-inline'; style-sr
                b"img-src 'self' data:; worker-src 'self' blob:; connect-src 'self'; font-src 'self' data:; "
                b"base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
 PUBLIC = frozenset({"/v1/health"})
+API = ("/v1/", "/memory/")   # the API's routes, versioned and the unversioned alias: each one authenticated and counted
 DOCS = frozenset({"/docs", "/docs/oauth2-redirect", "/redoc", "/openapi.json"})
 
 
@@ -86,10 +87,10 @@ class Guard:
                                  "from a server, or from a page this server serves")
 
         path = scope["path"]
-        if path.startswith(("/v1/", "/memory/")) and not plain_segments(scope.get("raw_path") or path.encode()):
+        if path.startswith(API) and not plain_segments(scope.get("raw_path") or path.encode()):
             return await _refuse(send, 400, "INVALID_INPUT",
                                  "a path segment is '.' or '..': no id or name is, and it would name another route")
-        if (path.startswith("/v1/") and path not in PUBLIC) or (path in DOCS and not self.public_docs):
+        if (path.startswith(API) and path not in PUBLIC) or (path in DOCS and not self.public_docs):
             try:
                 principal = self._principal(headers, scope)
             except Unauthorized as exc:

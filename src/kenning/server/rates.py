@@ -1,6 +1,8 @@
 """Per-tenant request rates, counted with the ``limits`` library (moving windows).
 
-A user token is counted per dataset, an API key per project, development mode as one caller. The
+A user token is counted per dataset, an API key per project, development mode as one caller; the
+environment a request names is not part of the count, so naming a fresh one each time gets no fresh
+allowance. The
 counters live where ``rate_limit_storage`` says: this process's memory by default (each API server
 counts on its own), or a shared store such as ``async+redis://host:6379`` so stateless servers
 behind one balancer count together.
@@ -31,9 +33,9 @@ class Rates:
     async def wait(self, p: Principal) -> float:
         """0 when the request may go ahead (and is counted), else the seconds until it may."""
         if p.kind == "user":
-            item, who = self.user, ("user", p.project, p.environment, p.dataset or "")
+            item, who = self.user, ("user", p.project, p.dataset or "")
         else:
-            item, who = self.key, ("key", p.project, p.environment)
+            item, who = self.key, ("key", p.project)
         if await self.limiter.hit(item, *who):
             return 0.0
         stats = await self.limiter.get_window_stats(item, *who)
