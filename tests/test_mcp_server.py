@@ -307,3 +307,68 @@ def test_dataset_from_the_environment(db, monkeypatch, capsys):
     monkeypatch.setenv("KENNING_DATASET", "bad name from env")
     assert cli.main(["--db", str(db), "mcp"]) == 1   # read from the environment, and refused like --dataset
     assert "'bad name from env' is not a valid name" in capsys.readouterr().err
+
+
+def test_a_user_token_gets_the_apis_permissions_tool_by_tool(db, tmp_path):
+    """Issue 31, finding 6: over HTTP a member's user token forgot an organization note (the API answers
+    403): every tool now acts through ``as_user``, so each call is allowed or refused as the library's
+    user face (which the API uses) allows or refuses it."""
+    from kenning import PermissionDenied
+    from kenning.server.auth import Tokens, hash_key
+
+    secret = "test-secret-0123456789abcdef"
+    with Memory(str(db), embedder=None) as mem:
+        mem.store.put_api_key(hash_key("kn_default_svc"), "default", "service")
+        org = mem.notes.save("sam", "Office closes at six.", namespace="organization").note_id
+        own = mem.notes.save("sam", "Prefers tea.").note_id
+        other = mem.notes.save("someone-else", "Not sam's.").note_id
+    key_id = hash_key("kn_default_svc")[:16]
+    member = Tokens(secret).mint("default", "default", "sam", "member", 600, key_id)[0]
+    admin = Tokens(secret).mint("default", "default", "sam", "admin", 600, key_id)[0]
+    calls = [("recall", {"query": "office"}), ("list_facts", {}), ("remember", {"text": "Walks to work."}),
+             ("memory", {"command": "create", "path": "/memories/m.md", "file_text": "x"}),
+             ("memory", {"command": "view", "path": "/memories"}),
+             ("forget", {"id": other}), ("forget", {"id": own}), ("forget", {"id": org})]
+
+    def library(user, name: str, args: dict) -> bool:
+        """Whether the user face allows the call (NotFound counts as allowed: nothing to do)."""
+        try:
+            if name == "forget":
+                try:
+                    user.notes.forget("sam", args["id"])
+                except Exception as exc:   # noqa: BLE001
+                    if isinstance(exc, PermissionDenied):
+                        raise
+            elif name == "memory":
+                user.memory_tool("sam", {"command": args["command"], "path": args["path"]} if args["command"] == "view"
+                                 else {**args, "path": "/memories/lib.md"})
+            elif name == "remember":
+                user.notes.save("sam", "Lib: " + args["text"])
+            elif name == "recall":
+                user.recall(args["query"], "sam")
+            else:
+                user.list_facts("sam")
+            return True
+        except PermissionDenied:
+            return False
+
+    with Memory(str(db), embedder=None) as mem:
+        expected = {role: [library(mem.as_user("sam", role), name, args) for name, args in calls]
+                    for role in ("member",)}
+    assert expected["member"] == [True, True, True, True, True, True, True, False]
+
+    with HttpServer(db, tmp_path, env={"KENNING_SECRET": secret}) as server:
+        async def run(credential):
+            async with _client(server.url, credential) as client:
+                return [await client.call_tool(name, args) for name, args in calls]
+
+        as_member = asyncio.run(run(member))
+        refused = as_member[-1]
+        assert refused.is_error and "permission" in text(refused)
+        assert [not r.is_error or "no note or fact" in text(r) for r in as_member] == expected["member"]
+        with Memory(str(db), embedder=None) as mem:
+            assert org in {n.note_id for n in mem.notes.list("sam", "organization")}   # still there
+        as_admin = asyncio.run(run(admin))
+        assert not as_admin[-1].is_error                                               # an admin may
+        with Memory(str(db), embedder=None) as mem:
+            assert org not in {n.note_id for n in mem.notes.list("sam", "organization")}

@@ -13,7 +13,10 @@ Tools: ``memory`` (Anthropic's memory tool on the dataset's core files),
 
 A thin front end, like the CLI and the HTTP API: each tool is one call of a
 :class:`kenning.Memory` method on the dataset the server was started for (the
-client never chooses it), and a :class:`~kenning.errors.KenningError` becomes an
+client never chooses it), made as the request's caller: over HTTP a user token
+acts through ``Memory.as_user`` (the API's own permission checks, so a member
+cannot forget an organization note here either); a service key, the printed
+token and stdio act as the service. A a :class:`~kenning.errors.KenningError` becomes an
 ``is_error`` result carrying the library's message. ``memory`` answers with the
 memory tool's texts byte for byte, its failures included (``MemoryToolError.text``).
 The other tools return structured content (with an output schema) and the same
@@ -28,7 +31,7 @@ import sys
 from typing import Annotated, Literal
 from urllib.parse import urlsplit
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field
 from starlette.responses import JSONResponse
@@ -86,6 +89,20 @@ def build_server(memory: Memory, dataset: str, namespace: str = "user", *, proje
     memory.services.scope(dataset, project, environment)  # a bad name fails here, not on the first tool call
     check_namespace(namespace)
     where = {"project": project, "environment": environment}
+
+    def caller(ctx: Context):
+        """The memory as this request's caller may use it: a user token's principal (BearerGate puts it on the
+        HTTP request) gets the API's as_user checks; anything else is the service."""
+        try:
+            request = ctx.request_context.request
+        except ValueError:
+            request = None
+        principal = (getattr(request, "scope", None) or {}).get("state", {}).get(PRINCIPAL)
+        if principal is not None and principal.kind == "user":
+            return memory.as_user(principal.dataset, principal.role or "member", project=principal.project,
+                                  environment=principal.environment)
+        return memory
+
     server = MCPServer("kenning", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING")
     readonly = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
 
@@ -104,6 +121,7 @@ def build_server(memory: Memory, dataset: str, namespace: str = "user", *, proje
         new_path: Annotated[str | None, Field(description="rename: the new path")] = None,
         view_range: Annotated[list[int] | None, Field(description="view: [first line, last line]; -1 for the "
                                                                   "end")] = None,
+        ctx: Context = None,  # type: ignore[assignment]
     ) -> CallToolResult:
         """Your memory directory /memories: view, create, str_replace, insert, delete and rename files, as with
         Claude's memory tool. Files persist across conversations."""
@@ -112,7 +130,7 @@ def build_server(memory: Memory, dataset: str, namespace: str = "user", *, proje
                 "new_path": new_path, "view_range": view_range}
         call = {"command": command, **{k: v for k, v in args.items() if v is not None}}
         try:
-            text = memory.memory_tool(dataset, call, namespace, **where)
+            text = caller(ctx).memory_tool(dataset, call, namespace, **where)
         except MemoryToolError as exc:
             return _error(exc.text)
         except KenningError as exc:
@@ -123,11 +141,12 @@ def build_server(memory: Memory, dataset: str, namespace: str = "user", *, proje
     def recall(query: Annotated[str, Field(description="the question or the user's message")],
                limit: Annotated[int, Field(ge=1, le=100, description="at most this many items")] = 10,
                as_of: Annotated[str | None, Field(description="ISO 8601 time: recall as of then")] = None,
+               ctx: Context = None,  # type: ignore[assignment]
                ) -> Annotated[CallToolResult, Recalled]:
         """What is remembered about the user that bears on the query: a context block ready for the prompt and
         the ranked facts, notes and messages behind it."""
         try:
-            res = memory.recall(query, dataset, limit, as_of=as_of, **where)
+            res = caller(ctx).recall(query, dataset, limit, as_of=as_of, **where)
         except KenningError as exc:
             return _error(str(exc))
         items = [RecalledItem(kind=i.kind, id=i.id, text=i.text, score=i.score,
@@ -136,22 +155,26 @@ def build_server(memory: Memory, dataset: str, namespace: str = "user", *, proje
 
     @server.tool(annotations=ToolAnnotations(destructive_hint=False, idempotent_hint=True, open_world_hint=False))
     def remember(text: Annotated[str, Field(description="what to keep, as a sentence that stands on its own")],
+                 ctx: Context = None,  # type: ignore[assignment]
                  ) -> Annotated[CallToolResult, Note]:
         """Save a note to long-term memory; saving a text already kept returns that note."""
         try:
-            return _ok(memory.notes.save(dataset, text, namespace, **where))
+            return _ok(caller(ctx).notes.save(dataset, text, namespace, **where))
         except KenningError as exc:
             return _error(str(exc))
 
     @server.tool(annotations=ToolAnnotations(destructive_hint=True, idempotent_hint=True, open_world_hint=False))
-    def forget(id: Annotated[str, Field(description="a note_id or a fact_id")]) -> Annotated[CallToolResult, Forgotten]:
+    def forget(id: Annotated[str, Field(description="a note_id or a fact_id")],
+               ctx: Context = None,  # type: ignore[assignment]
+               ) -> Annotated[CallToolResult, Forgotten]:
         """Forget a note, or delete a fact, by its id. Both leave every search but stay in the history."""
+        acting = caller(ctx)
         try:
             try:
-                memory.notes.forget(dataset, id, **where)
+                acting.notes.forget(dataset, id, **where)
                 return _ok(Forgotten(id=id, kind="note"))
             except NotFound:
-                memory.delete_fact(dataset, id, **where)
+                acting.delete_fact(dataset, id, **where)
                 return _ok(Forgotten(id=id, kind="fact"))
         except NotFound:
             return _error(f"no note or fact {id!r} in this memory; take the id from recall, remember or list_facts")
@@ -164,10 +187,12 @@ def build_server(memory: Memory, dataset: str, namespace: str = "user", *, proje
                                                                          "facts: the whole history")] = False,
                    q: Annotated[str | None, Field(description="keyword filter")] = None,
                    limit: Annotated[int, Field(ge=1, le=100)] = 50,
-                   offset: Annotated[int, Field(ge=0)] = 0) -> Annotated[CallToolResult, FactPage]:
+                   offset: Annotated[int, Field(ge=0)] = 0,
+                   ctx: Context = None,  # type: ignore[assignment]
+                   ) -> Annotated[CallToolResult, FactPage]:
         """The facts known about the user, oldest first: live now, live at a past time, or the whole history."""
         try:
-            return _ok(memory.list_facts(dataset, q=q, limit=limit, offset=offset,
+            return _ok(caller(ctx).list_facts(dataset, q=q, limit=limit, offset=offset,
                                           include_invalidated=include_invalidated, as_of=as_of, **where))
         except KenningError as exc:
             return _error(str(exc))
@@ -176,6 +201,7 @@ def build_server(memory: Memory, dataset: str, namespace: str = "user", *, proje
 
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
+PRINCIPAL = "kenning_principal"   # where BearerGate leaves the caller on the request's scope state
 
 
 class BearerGate:
@@ -195,7 +221,7 @@ class BearerGate:
             refusal = JSONResponse({"error": {"code": "CROSS_ORIGIN", "message": "no web page may call this "
                                               "MCP endpoint"}}, status_code=403)
             return await refusal(scope, receive, send)
-        problem = self._refusal(headers.get(b"authorization", ""))
+        problem = self._refusal(headers.get(b"authorization", ""), scope)
         if problem is not None:
             status, code, message = problem
             refusal = JSONResponse({"error": {"code": code, "message": message}}, status_code=status,
@@ -203,7 +229,7 @@ class BearerGate:
             return await refusal(scope, receive, send)
         return await self.app(scope, receive, send)
 
-    def _refusal(self, authorization: str) -> tuple[int, str, str] | None:
+    def _refusal(self, authorization: str, scope: dict) -> tuple[int, str, str] | None:
         scheme, _, credential = authorization.partition(" ")
         if scheme.lower() != "bearer" or not credential:
             return 401, "UNAUTHORIZED", "send Authorization: Bearer <service key, user token or the printed token>"
@@ -218,6 +244,7 @@ class BearerGate:
             return 403, "PERMISSION_DENIED", (f"this endpoint serves dataset {self.dataset!r} of project "
                                               f"{self.project!r}; use a service key of that project or a user "
                                               "token for that dataset")
+        scope.setdefault("state", {})[PRINCIPAL] = p
         return None
 
 
