@@ -145,7 +145,6 @@ def test_no_role_reads_another_users_memory(mem, role):
         "list_entities": lambda: u.list_entities(OTHER),
         "messages.search": lambda: u.messages.search(OTHER, "lighthouse"),
         "messages.get": lambda: u.messages.get(OTHER, msg.episode_id),
-        "status of a fact": lambda: u.status(memory_id=fact_id),
     }
     for name, attempt in attempts.items():
         with pytest.raises(PermissionDenied) as info:
@@ -207,13 +206,22 @@ def test_every_role_uses_its_own_facts_and_messages(mem, role):
     assert u.list_facts(OWN).facts == []
 
 
-def test_status_of_another_users_request_is_refused(mem):
+def test_status_of_another_users_request_or_memory_reads_as_unknown(mem):
+    """Issue 31, finding 9: a 403 for another dataset's id beside "not found" for an unknown one told a user
+    which ids exist; both are answered alike now."""
     theirs = mem.add_turn(OTHER, "user", "I live in Rome.")
     mine = mem.add_turn(OWN, "user", "I live in Oslo.")
     u = mem.as_user(OWN, "admin")
-    with pytest.raises(PermissionDenied) as info:
-        u.status(theirs.request_id)
-    assert info.value.permission == READ
+    answers = []
+    for request_id in (theirs.request_id, "req_" + "0" * 32):
+        with pytest.raises(NotFound) as info:
+            u.status(request_id)
+        answers.append(str(info.value).replace(request_id, "ID"))
+    assert answers[0] == answers[1]
+    their_fact = mem.add("I work at Acme.", OTHER).memory_ids[0]
+    assert u.status(memory_id=their_fact) == u.status(memory_id="f_" + "0" * 32).model_copy(
+        update={"memory_id": their_fact})
+    assert u.status(memory_id=their_fact).stored is False
     assert u.status(mine.request_id).request_id == mine.request_id
     own_turn = u.add_turn(OWN, "user", "I work at Acme.")
     assert own_turn.status == "processing"

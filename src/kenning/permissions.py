@@ -18,8 +18,8 @@ from __future__ import annotations
 import inspect
 from typing import TYPE_CHECKING
 
-from .errors import InputError, PermissionDenied
-from .model import DatasetPage
+from .errors import InputError, NotFound, PermissionDenied
+from .model import DatasetPage, MemoryStatus
 from .notes import ORG_DATASET, ORGANIZATION, check_namespace
 from .services import check_page
 
@@ -134,15 +134,18 @@ class UserMemory:
         return self._m.retry_failed(self.dataset, **self._plain(kwargs))
 
     def status(self, request_id: str | None = None, *, memory_id: str | None = None):
+        """Another dataset's request or memory is answered exactly as one that does not exist, so the answer
+        never tells a user that an id belongs to someone else."""
         self._need(self.read_permission, "status")
         if request_id is not None:
             job = self._m.store.get_job(request_id, self.project, self.environment)
             if job is None or job.dataset != self.dataset:
-                raise PermissionDenied("status: not a request of this user", self.read_permission)
+                raise NotFound(f"no request {request_id!r} in project {self.project!r}, environment "
+                               f"{self.environment!r}")
         if memory_id is not None:
             state = self._m.store.fact_state(memory_id, self.project, self.environment)
             if state is not None and state[0].dataset != self.dataset:
-                raise PermissionDenied("status: not a memory of this user", self.read_permission)
+                return MemoryStatus(memory_id=memory_id, stored=False)
         return self._m.status(request_id, memory_id=memory_id, project=self.project, environment=self.environment)
 
     def memory_tool(self, dataset: str, command: dict, namespace: str = "user", **kwargs) -> str:
