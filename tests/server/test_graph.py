@@ -308,3 +308,42 @@ def test_crowded_labels_wait_for_hover_and_the_shown_ones_never_overlap():
             assert not (a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]), (a, b)
     few = graph(*person())
     assert "crowded" not in str(few.svg)                                 # a small graph labels every node
+
+
+# -- the cap ----------------------------------------------------------------------------------------------
+
+def test_1500_entities_draw_at_most_the_cap_the_most_connected_and_say_so():
+    from kenning.server.dashboard.graph import MAX_CO_MENTIONS, MAX_ENTITIES
+
+    entities, facts = crowd(1500)
+    g = graph(entities, facts, list_href="#entities")
+    assert g.total == 1500 and g.capped and len(g.nodes) - 1 == g.drawn <= MAX_ENTITIES
+    named = {}
+    for f in facts:
+        named[f.object] = named.get(f.object, 0) + 1
+    drawn = {n.key for n in g.nodes[1:]}
+    kept = min(named[e.name] for e in entities if e.entity_id in drawn)
+    left = max(named[e.name] for e in entities if e.entity_id not in drawn)
+    assert kept >= left                                                    # the most connected are drawn
+    assert sum(e.kind == "co-mention" for e in g.edges) <= MAX_CO_MENTIONS
+    root = parse(g)
+    assert len(list(root.iter(f"{SVG}circle"))) == len(g.nodes)
+    note = root.find(f"{SVG}a[@class='graph-note']")
+    assert note.get("href") == "#entities"
+    assert note.find(f"{SVG}text").text == f"Showing the {g.drawn} most connected of 1,500 entities: see the full list"
+    assert root.find(f"{SVG}desc").text.startswith(f"{g.drawn} of 1,500 entities, ")
+    for nd in g.nodes:                                                     # below the note, inside the frame
+        assert nd.y - nd.r >= 18 and nd.y + nd.r <= 600
+    # the selected entity is drawn even when it is among the least connected
+    least = next(e for e in entities if e.entity_id not in drawn)
+    assert least.entity_id in {n.key for n in graph(entities, facts, selected=least.entity_id).nodes}
+    # one message naming every entity: the co-mention lines are capped too
+    one = graph(*crowd(1500, one_message=True))
+    assert len(one.nodes) - 1 <= MAX_ENTITIES and sum(e.kind == "co-mention" for e in one.edges) <= MAX_CO_MENTIONS
+
+
+def test_under_the_cap_nothing_is_left_out_and_no_note_is_drawn():
+    g = graph(*crowd(60), list_href="#entities")
+    assert g.total == g.drawn == 60 and not g.capped
+    assert "graph-note" not in str(g.svg)
+    assert parse(g).find(f"{SVG}desc").text.startswith("60 entities, ")

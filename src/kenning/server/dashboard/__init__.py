@@ -8,16 +8,21 @@ the recall playground update in place. The browser authenticates like any client
 ``Authorization`` header, or a key pasted once on ``/login`` and kept in an HttpOnly,
 SameSite=Strict cookie; in local development mode no key is needed. Forms that change
 something carry a token bound to the caller's credential and must come from this origin.
+
+Every read asks the gate first (a fact read by id too: ``Dashboard.facts_by_id``), so a page refuses
+exactly what the API refuses and an id from elsewhere reads as one that exists nowhere. Every query
+parameter is capped at the API's limit for search words in a URL (``bounded_query``), and an error page
+never names a file, an address or a traceback: a server-side failure says only that it happened.
 """
 from __future__ import annotations
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Depends
 from fastapi.staticfiles import StaticFiles
 
 from ...memory import Memory
 from ..auth import Auth
 from . import conversations, entities, facts, jobs, memory, session
-from .render import HERE, Dashboard, is_page, wants_html
+from .render import HERE, Dashboard, bounded_query, is_page, wants_html
 
 __all__ = ["create_dashboard", "is_page", "wants_html"]
 
@@ -26,7 +31,7 @@ def create_dashboard(memory_: Memory, auth: Auth) -> tuple[APIRouter, StaticFile
     """The dashboard's routes (one module per page group), its static files (mount at ``/static``)
     and its renderer."""
     d = Dashboard(memory_, auth)
-    router = APIRouter(include_in_schema=False)
+    router = APIRouter(include_in_schema=False, dependencies=[Depends(bounded_query)])   # every page's query capped
     for pages in (facts, conversations, entities, memory, jobs, session):
         pages.routes(d, router)
     return router, StaticFiles(directory=str(HERE / "static")), d

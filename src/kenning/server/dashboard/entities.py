@@ -36,7 +36,7 @@ def routes(d: Dashboard, router: APIRouter) -> None:
             return next((original_case(name, f.source_quote) for f in named.get((name, type_), [])
                          if original_case(name, f.source_quote) != name), name)
 
-        graph = build_graph(every, drawn, selected=selected.entity_id if selected else None,
+        graph = build_graph(every, drawn, selected=selected.entity_id if selected else None, list_href="#entities",
                             href=lambda n: base + urlencode({**keep, "entity": n.key}) + "#entity-facts"
                             if n.key != "user" else base + urlencode(keep),
                             label=lambda n: n.name if n.key == "user" else spelled(n.name, n.type))

@@ -62,9 +62,8 @@ def routes(d: Dashboard, router: APIRouter) -> None:
     @router.get("/datasets/{dataset}/facts/{fact_id}", response_class=HTMLResponse)
     def fact(request: Request, dataset: str, fact_id: str):
         p, m, kw = d.api(request)
-        scope = d.memory.services.scope(dataset, p.project, p.environment)
-        found = d.memory.store.get_facts(scope, [fact_id])
-        if not found:
+        found = d.facts_by_id(p, m, kw, dataset, [fact_id])   # the gate first: 403 for a dataset not this caller's
+        if not found:        # not in this dataset, whether it exists elsewhere or nowhere: the same answer
             raise NotFound(f"no fact {fact_id!r} in dataset {dataset!r}")
         f = found[0]
         # the slot's story: every fact with this predicate, in time order (Berlin, then Lisbon)
@@ -92,8 +91,7 @@ def routes(d: Dashboard, router: APIRouter) -> None:
         if len(ids) > PAGE:
             raise InputError(f"at most {PAGE} facts at once, not {len(ids)}")
         if _last(data, "confirmed") != "yes":
-            scope = d.memory.services.scope(dataset, p.project, p.environment)
-            chosen = d.memory.store.get_facts(scope, ids)
+            chosen = d.facts_by_id(p, m, kw, dataset, ids)     # read through the gate, like the API
             return d.render(request, "confirm_delete.html", dataset=dataset, tab="facts", facts=chosen, back=back)
         for fact_id in ids:
             m.delete_fact(dataset, fact_id, **kw)
@@ -104,11 +102,10 @@ def routes(d: Dashboard, router: APIRouter) -> None:
     async def delete_fact(request: Request, dataset: str, fact_id: str):
         """The first dashboard's one-button delete, kept for links and scripts: confirmed like the rest."""
         data = await d.form_lists(request)
-        _, m, kw = d.api(request, write=True)
+        p, m, kw = d.api(request, write=True)
         back = local_target(_last(data, "back") or f"/datasets/{quote(dataset, safe='')}")
         if _last(data, "confirmed") != "yes":
-            p = d.principal(request)
-            chosen = d.memory.store.get_facts(d.memory.services.scope(dataset, p.project, p.environment), [fact_id])
+            chosen = d.facts_by_id(p, m, kw, dataset, [fact_id])
             return d.render(request, "confirm_delete.html", dataset=dataset, tab="facts", facts=chosen, back=back)
         m.delete_fact(dataset, fact_id, **kw)
         return RedirectResponse(back, status_code=303)
@@ -120,10 +117,9 @@ def routes(d: Dashboard, router: APIRouter) -> None:
         offset = int_param(request.query_params.get("offset"), 0, 0, 10**9, "offset")
         page = m.list_facts(dataset, limit=PAGE, offset=offset, include_invalidated=True, **kw)
         shown_here = {f.fact_id: f for f in page.facts}
-        # What replaced a fact may sit on another page: read those by id (the dataset is already allowed).
+        # What replaced a fact may sit on another page: read those by id, through the gate like every read.
         wanted = [f.superseded_by for f in page.facts if f.superseded_by and f.superseded_by not in shown_here]
-        scope = d.memory.services.scope(dataset, p.project, p.environment)
-        known = shown_here | {f.fact_id: f for f in d.memory.store.get_facts(scope, wanted)}
+        known = shown_here | {f.fact_id: f for f in d.facts_by_id(p, m, kw, dataset, wanted)}
         now = timeutil.now()
         entries = [(f, fact_state(f, now), known.get(f.superseded_by) if f.superseded_by else None)
                    for f in page.facts]

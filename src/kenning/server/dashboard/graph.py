@@ -7,6 +7,12 @@ bytes) and shipped as markup that colours itself only through classes the styles
 The picture: the user at the centre, each entity the given facts name around it, grouped into
 angular sectors by type, then eased by a short force layout (Fruchterman-Reingold style) so that
 entities named in the same message drift together without losing their sector.
+
+What it costs: a page draws at most MAX_ENTITIES entities (the most connected; the caller is told how
+many there were, to say so and link to the full list) and MAX_CO_MENTIONS co-mention lines. Every
+step that compares positions (repulsion, pushing circles apart, keeping labels off each other) looks
+only at neighbours found through a grid of cells (spatial hashing), so the work grows about linearly
+with what is drawn, never with the square of it.
 """
 from __future__ import annotations
 
@@ -32,6 +38,10 @@ ITERATIONS = 50             # force-layout steps: enough to ease the radial star
 SEPARATE_PASSES = 150
 LEGEND_ROW = 18.0
 SWATCH = 10.0
+NOTE_ROW = 18.0             # the line above the graph that says how many entities are drawn, when not all are
+MAX_ENTITIES = 300          # entities drawn at most: the most connected (and the selected one)
+MAX_CO_MENTIONS = 2_000     # co-mention lines drawn at most: the pairs named together most often
+LABEL_CELL = 32.0           # grid cell (px) for finding the labels and circles a label could cover
 
 
 @dataclass
@@ -58,23 +68,39 @@ class Graph:
     svg: Markup
     nodes: list[Node]
     edges: list[Edge]
+    total: int = 0           # entities the facts name; len(nodes) - 1 of them are drawn
+
+    @property
+    def drawn(self) -> int:
+        return len(self.nodes) - 1
+
+    @property
+    def capped(self) -> bool:
+        return self.drawn < self.total
 
 
 def build_graph(entities: list[Entity], facts: list[Fact], *, href: Callable[[Node], str],
                 label: Callable[[Node], str] = lambda n: n.name, selected: str | None = None,
-                width: int = 900, height: int = 600) -> Graph:
+                width: int = 900, height: int = 600, most: int = MAX_ENTITIES, list_href: str = "") -> Graph:
     """The graph of the entities ``facts`` name (the caller picks the facts: live ones, or history).
 
     ``href`` gives each node's link (an empty string: no link), ``label`` its visible text, and
-    ``selected`` the key of a node to mark (its edges are highlighted).
+    ``selected`` the key of a node to mark (its edges are highlighted). At most ``most`` entities are
+    drawn, the most connected (the selected one always); when some are left out, a line above the graph
+    says how many, linking to ``list_href`` (the full entity list) if given.
     """
     width, height = max(int(width), 320), max(int(height), 240)
-    nodes, episodes = _nodes(entities, facts)
+    most = max(int(most), 1)
+    nodes, episodes, total = _nodes(entities, facts, most, selected)
     edges = _edges(nodes, episodes)
     labels = [_truncate(label(n)) for n in nodes]
     legend, legend_h = _legend(_type_order({n.type for n in nodes[1:]}), width, height)
-    _layout(nodes, edges, labels, width, height - legend_h)
-    return Graph(_svg(nodes, edges, labels, legend, href, selected, width, height), nodes, edges)
+    top = NOTE_ROW if len(nodes) - 1 < total else 0.0
+    _layout(nodes, edges, labels, width, height - legend_h - top)
+    for n in nodes:
+        n.y += top
+    return Graph(_svg(nodes, edges, labels, legend, href, selected, width, height, total, list_href), nodes,
+                 edges, total)
 
 
 # -- the model: nodes and edges ---------------------------------------------------------------------
@@ -93,8 +119,11 @@ def _radius(count: int, scale: float) -> float:
     return scale * (7.0 + min(2.2 * math.log2(max(count, 1)), 9.0))
 
 
-def _nodes(entities: list[Entity], facts: list[Fact]) -> tuple[list[Node], dict[str, list[str]]]:
-    """The user plus each entity at least one fact names (name and type must both match)."""
+def _nodes(entities: list[Entity], facts: list[Fact], most: int = MAX_ENTITIES, selected: str | None = None
+           ) -> tuple[list[Node], dict[str, list[str]], int]:
+    """The user plus each entity at least one fact names (name and type must both match): the ``most``
+    most connected of them (named by the most facts, then in the most messages; ``selected`` always),
+    the episodes naming the drawn ones, and how many entities the facts name in all."""
     by_name: dict[tuple[str, str], Entity] = {}
     for e in entities:
         by_name.setdefault((e.name, e.type), e)
@@ -113,23 +142,38 @@ def _nodes(entities: list[Entity], facts: list[Fact]) -> tuple[list[Node], dict[
             keys = episodes.setdefault(f.episode_id, [])
             if hit.entity_id not in keys:
                 keys.append(hit.entity_id)
-    found = sorted((e for e in by_name.values() if e.entity_id in named),
-                   key=lambda e: (_type_rank(e.type), e.name, e.entity_id))
+    found = [e for e in by_name.values() if e.entity_id in named]
+    total = len(found)
+    if total > most:
+        mentions: dict[str, int] = {}
+        for keys in episodes.values():
+            for key in keys:
+                mentions[key] = mentions.get(key, 0) + 1
+        found.sort(key=lambda e: (e.entity_id != selected, -len(named[e.entity_id]),
+                                  -mentions.get(e.entity_id, 0), _type_rank(e.type), e.name, e.entity_id))
+        found = found[:most]
+        kept = {e.entity_id for e in found}
+        episodes = {ep: [k for k in keys if k in kept] for ep, keys in episodes.items()}
+    found.sort(key=lambda e: (_type_rank(e.type), e.name, e.entity_id))
     scale = 1.0 if len(found) <= 60 else max(0.55, math.sqrt(60 / len(found)))
     user = Node(USER, USER, "USER", 0.0, 0.0, 16.0 * max(scale, 0.75), user_facts)
     return [user] + [Node(e.entity_id, e.name, e.type, 0.0, 0.0, _radius(len(named[e.entity_id]), scale),
-                          named[e.entity_id]) for e in found], episodes
+                          named[e.entity_id]) for e in found], episodes, total
 
 
-def _edges(nodes: list[Node], episodes: dict[str, list[str]]) -> list[Edge]:
-    """One user→entity edge each, then co-mention edges (deduplicated, in node order)."""
+def _edges(nodes: list[Node], episodes: dict[str, list[str]], most: int = MAX_CO_MENTIONS) -> list[Edge]:
+    """One user→entity edge each, then co-mention edges (deduplicated, in node order): at most ``most``,
+    the pairs named together in the most messages."""
     edges = [Edge(USER, n.key, list(dict.fromkeys(f.predicate for f in n.facts)), "fact") for n in nodes[1:]]
     index = {n.key: i for i, n in enumerate(nodes)}
-    pairs: set[tuple[int, int]] = set()
+    pairs: dict[tuple[int, int], int] = {}
     for keys in episodes.values():
-        idx = sorted(index[k] for k in keys)
-        pairs.update((a, b) for i, a in enumerate(idx) for b in idx[i + 1:])
-    edges += [Edge(nodes[a].key, nodes[b].key, [], "co-mention") for a, b in sorted(pairs)]
+        idx = sorted(index[k] for k in keys if k in index)
+        for i, a in enumerate(idx):
+            for b in idx[i + 1:]:
+                pairs[(a, b)] = pairs.get((a, b), 0) + 1
+    chosen = sorted(pairs) if len(pairs) <= most else sorted(sorted(pairs, key=lambda p: (-pairs[p], p))[:most])
+    edges += [Edge(nodes[a].key, nodes[b].key, [], "co-mention") for a, b in chosen]
     return edges
 
 
@@ -211,11 +255,13 @@ def _layout(nodes: list[Node], edges: list[Edge], labels: list[str], w: float, h
     # a ball. Moves are capped by a temperature that cools to nothing.
     k = min(0.9 * math.sqrt((w - 2 * MARGIN) * (h - 2 * MARGIN) / n), min(w, h) / 8)   # small graphs stay compact
     for it in range(ITERATIONS):
-        delta = pos[:, None, :] - pos[None, :, :]
+        i, j = _near(pos, 2 * k)                    # repulsion reaches 2k: only the pairs in neighbouring cells
+        delta = pos[i] - pos[j]
         d2 = np.maximum((delta ** 2).sum(-1), 0.01)
-        np.fill_diagonal(d2, np.inf)
         push = np.where(d2 < 4 * k * k, k * k / d2, 0.0)
-        disp = (delta * push[:, :, None]).sum(1)
+        disp = np.zeros((n, 2))
+        for axis in (0, 1):
+            disp[:, axis] = np.bincount(i, delta[:, axis] * push, n)
         if len(co):
             dv = pos[ea] - pos[eb]
             pull = dv * (pull_w * np.linalg.norm(dv, axis=1) / k)[:, None]
@@ -239,27 +285,70 @@ def _layout(nodes: list[Node], edges: list[Edge], labels: list[str], w: float, h
         nd.x, nd.y = float(x), float(y)
 
 
+_OFFSETS = [(dx, dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1)]
+
+
+def _near(pos: np.ndarray, reach: float) -> tuple[np.ndarray, np.ndarray]:
+    """Every ordered pair (i, j), i ≠ j, of points that may lie within ``reach`` of each other: the pairs in
+    the same or touching cells of a grid of that size (spatial hashing). About linear in the points for a
+    layout that fills its frame, where comparing all pairs is quadratic; no pair closer than ``reach`` is missed."""
+    n = len(pos)
+    cells = np.floor(pos / max(reach, 1e-9)).astype(np.int64)
+    cells -= cells.min(0)
+    span = int(cells[:, 1].max()) + 3              # a row of empty cells between columns: y ± 1 never wraps
+    key = cells[:, 0] * span + cells[:, 1]
+    order = np.argsort(key, kind="stable")
+    sorted_keys = key[order]
+    starts_of = np.arange(n)
+    out_i, out_j = [], []
+    for dx, dy in _OFFSETS:
+        target = key + dx * span + dy
+        lo = np.searchsorted(sorted_keys, target, "left")
+        count = np.searchsorted(sorted_keys, target, "right") - lo
+        total = int(count.sum())
+        if not total:
+            continue
+        first = np.cumsum(count) - count            # where each point's run starts in the flat list
+        at = np.arange(total) - np.repeat(first - lo, count)
+        out_i.append(np.repeat(starts_of, count))
+        out_j.append(order[at])
+    if not out_i:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    i, j = np.concatenate(out_i), np.concatenate(out_j)
+    keep = i != j
+    return i[keep], j[keep]
+
+
 def _separate(pos: np.ndarray, r: np.ndarray, box: tuple[np.ndarray, ...]) -> None:
-    """Push overlapping circles apart (the user, pinned, keeps room for its label below it)."""
+    """Push overlapping circles apart (the user, pinned, keeps room for its label below it). Two entities can
+    overlap only in neighbouring cells of a grid as wide as the largest overlap distance between entities:
+    those pairs are compared, and the user (larger, with its label) with every entity."""
     n = len(pos)
     reach = r.copy()
     reach[0] += 1.6 * FONT
-    need = reach[:, None] + reach[None, :] + PAD
-    np.fill_diagonal(need, 0.0)
+    cell = 2 * float(reach[1:].max()) + PAD
+    others = np.arange(1, n)
+    user = np.zeros(n - 1, dtype=others.dtype)
     # a fixed direction for centres that coincide, so the result stays deterministic
     turn = np.arange(n) * 2.399963
     spread = np.stack([np.cos(turn), np.sin(turn)], 1)
     for _ in range(SEPARATE_PASSES):
-        delta = pos[:, None, :] - pos[None, :, :]
+        i, j = _near(pos[1:], cell)
+        i, j = np.concatenate([i + 1, user, others]), np.concatenate([j + 1, others, user])
+        delta = pos[i] - pos[j]
         d = np.sqrt((delta ** 2).sum(-1))
-        over = np.maximum(need - d, 0.0)
-        if over.max() < 0.01:
+        over = np.maximum(reach[i] + reach[j] + PAD - d, 0.0)
+        if not len(over) or over.max() < 0.01:
             return
+        hit = over > 0
+        i, j, delta, d, over = i[hit], j[hit], delta[hit], d[hit], over[hit]
         same = d < 1e-6
-        unit = np.where(same[:, :, None], spread[:, None, :], delta / np.where(same, 1.0, d)[:, :, None])
-        share = np.full((n, n), 0.5)
-        share[:, 0] = 1.0                           # the pinned user does not move: the other goes all the way
-        move = (unit * (over * share)[:, :, None]).sum(1)
+        unit = np.where(same[:, None], spread[i], delta / np.where(same, 1.0, d)[:, None])
+        share = np.where(j == 0, 1.0, 0.5)         # the pinned user does not move: the other goes all the way
+        push = unit * (over * share)[:, None]
+        move = np.zeros((n, 2))
+        for axis in (0, 1):
+            move[:, axis] = np.bincount(i, push[:, axis], n)
         move[0] = 0.0
         pos += move * 0.6                           # under-relaxed: crowded nodes settle instead of oscillating
         _clamp(pos, box)
@@ -277,7 +366,7 @@ def _cls(t: str) -> str:
 
 
 def _plural(n: int, one: str, many: str) -> str:
-    return f"{n} {one if n == 1 else many}"
+    return f"{n:,} {one if n == 1 else many}"
 
 
 def _legend(types: list[str], w: int, h: int) -> tuple[list[tuple[str, float, float]], float]:
@@ -329,34 +418,76 @@ def _overlap(a: Box, b: Box) -> bool:
     return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
 
 
+class _Boxes:
+    """Boxes kept in a grid of LABEL_CELL cells, so the boxes one box could cover are found without
+    looking at every box (spatial hashing)."""
+
+    def __init__(self):
+        self.boxes: list[Box] = []
+        self.owners: list[int] = []
+        self.cells: dict[tuple[int, int], list[int]] = {}
+
+    @staticmethod
+    def _cells(box: Box):
+        x0, y0 = math.floor(box[0] / LABEL_CELL), math.floor(box[1] / LABEL_CELL)
+        x1, y1 = math.floor(box[2] / LABEL_CELL), math.floor(box[3] / LABEL_CELL)
+        return ((cx, cy) for cx in range(x0, x1 + 1) for cy in range(y0, y1 + 1))
+
+    def add(self, box: Box, owner: int = -1) -> None:
+        self.boxes.append(box)
+        self.owners.append(owner)
+        for c in self._cells(box):
+            self.cells.setdefault(c, []).append(len(self.boxes) - 1)
+
+    def hits(self, box: Box, besides: int = -2) -> bool:
+        """Whether ``box`` overlaps a kept box (one kept for owner ``besides`` does not count)."""
+        for c in self._cells(box):
+            for k in self.cells.get(c, ()):
+                if self.owners[k] != besides and _overlap(box, self.boxes[k]):
+                    return True
+        return False
+
+
 def _crowded(nodes: list[Node], places: list[tuple[float, float, str, Box]], selected: str | None) -> set[int]:
     """The labels left to hover: placed greedily, the user's and the selected node's first, then by how many
     facts name the node; a label that would cover a label already placed, or another node, waits for hover."""
-    circles = [(n.x - n.r, n.y - n.r, n.x + n.r, n.y + n.r) for n in nodes]
+    circles = _Boxes()
+    for j, n in enumerate(nodes):
+        circles.add((n.x - n.r, n.y - n.r, n.x + n.r, n.y + n.r), j)
     order = sorted(range(len(nodes)), key=lambda i: (nodes[i].key != USER, nodes[i].key != selected,
                                                      -len(nodes[i].facts), nodes[i].name))
-    placed: list[Box] = []
+    placed = _Boxes()
     crowded: set[int] = set()
     for i in order:
         box = places[i][3]
         keep = i == 0 or nodes[i].key == selected
-        if not keep and (any(_overlap(box, other) for other in placed)
-                         or any(j != i and _overlap(box, c) for j, c in enumerate(circles))):
+        if not keep and (placed.hits(box) or circles.hits(box, besides=i)):
             crowded.add(i)
             continue
-        placed.append(box)
+        placed.add(box)
     return crowded
 
 
 def _svg(nodes: list[Node], edges: list[Edge], labels: list[str], legend: list[tuple[str, float, float]],
-         href: Callable[[Node], str], selected: str | None, w: int, h: int) -> Markup:
+         href: Callable[[Node], str], selected: str | None, w: int, h: int, total: int = 0,
+         list_href: str = "") -> Markup:
     by_key = {n.key: n for n in nodes}
-    desc = f"{_plural(len(nodes) - 1, 'entity', 'entities')}, {_plural(len(edges), 'connection', 'connections')}."
+    drawn = len(nodes) - 1
+    note = (f"Showing the {drawn:,} most connected of {total:,} entities"
+            + (": see the full list" if list_href else "")) if drawn < total else ""
+    shown = f"{drawn:,} of {_plural(total, 'entity', 'entities')}" if note else _plural(drawn, 'entity', 'entities')
+    desc = f"{shown}, {_plural(len(edges), 'connection', 'connections')}."
     out = [(f'<svg xmlns="http://www.w3.org/2000/svg" class="graph" role="img" '
             f'aria-labelledby="graph-title graph-desc" viewBox="0 0 {w} {h}" width="100%">'),
            '<title id="graph-title">Entity graph</title>',
            f'<desc id="graph-desc">{escape(desc)}</desc>',
-           '<g class="edges">']
+           ]
+    if note:
+        text = (f'<text class="legend-label graph-note" x="{_num(MARGIN)}" y="{_num(MARGIN + FONT)}">'
+                f'{escape(note)}</text>')
+        out.append(f'<a class="graph-note" href="{escape(list_href)}">{text}</a>' if list_href
+                   else f'<g class="graph-note">{text}</g>')
+    out.append('<g class="edges">')
     for e in edges:
         a, b = by_key[e.a], by_key[e.b]
         cls = f"edge edge-{e.kind}" + (" highlight" if selected is not None and selected in (e.a, e.b) else "")

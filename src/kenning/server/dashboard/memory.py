@@ -55,6 +55,7 @@ def routes(d: Dashboard, router: APIRouter) -> None:
         data = await d.form(request)
         _, m, kw = d.api(request, write=True)
         if data.get("confirmed") != "yes":
+            d.allowed(m, kw, dataset)      # another user's dataset: refused now, as the API would, not after asking
             return d.render(request, "confirm.html", dataset=dataset, tab="notes", title="Forget this note?",
                             items=[data.get("text") or note_id], explain="It leaves search and recall; the notes "
                             "page keeps it, marked forgotten.", action=str(request.url.path), fields={},
@@ -121,6 +122,7 @@ def routes(d: Dashboard, router: APIRouter) -> None:
             raise InputError("path: which core file to delete")
         back = local_target(f"/datasets/{quote(dataset, safe='')}/core?{urlencode({'namespace': namespace})}")
         if data.get("confirmed") != "yes":
+            m.core.list(dataset, namespace, **kw)    # the gate for this dataset and namespace, before asking
             return d.render(request, "confirm.html", dataset=dataset, tab="core", title=f"Delete {path}?",
                             items=[path], explain="It leaves the rendered core memory; its versions stay in "
                             "the history.", action=str(request.url.path),

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import difflib
 import hmac
+import logging
 import re
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -19,13 +20,18 @@ from ...model import Fact
 from ..access import memory_for
 from ..auth import Auth, Principal
 from ..errors import Unauthorized, status_of
+from ..schema import GET_QUERY_CHARS
 from . import display
+
+log = logging.getLogger("kenning.server")
 
 HERE = Path(__file__).resolve().parents[1]   # kenning/server: templates/ and static/
 COOKIE = "kenning_session"
 PAGE = 100            # facts, notes, jobs per page (the library's largest page)
 DATASETS_PAGE = 50
 PREFIXES = ("/datasets", "/jobs", "/login", "/logout")
+MAX_PARAM_CHARS = GET_QUERY_CHARS   # a query parameter's length at most: the API's limit on search words in a URL
+INTERNAL = "internal error; the server log has the details"
 
 
 def is_page(path: str) -> bool:
@@ -40,6 +46,21 @@ def wants_html(request: Request) -> bool:
     """A browser asking for a page outside the API (its Accept names HTML): its errors are pages too."""
     return (not request.url.path.startswith(API_PATHS)
             and "text/html" in request.headers.get("accept", "").lower())
+
+
+def bounded_query(request: Request) -> None:
+    """Every dashboard page's query parameters (and the parts of its path), checked before the page reads
+    anything: none longer than the API takes for search words in a URL (GET_QUERY_CHARS). The value is
+    never echoed back."""
+    for name, value in request.query_params.multi_items():
+        for what, text in (("the name of a query parameter", name), (f"query parameter {name[:40]!r}", value)):
+            if len(text) > MAX_PARAM_CHARS:
+                raise InputError(f"{what} is {len(text):,} characters; the dashboard takes at most "
+                                 f"{MAX_PARAM_CHARS:,}: search with fewer words")
+    for name, value in request.path_params.items():
+        if isinstance(value, str) and len(value) > MAX_PARAM_CHARS:
+            raise InputError(f"the {name} in the address is {len(value):,} characters; the dashboard takes at "
+                             f"most {MAX_PARAM_CHARS:,}")
 
 
 def int_param(value: str | None, default: int, lo: int, hi: int, name: str) -> int:
@@ -124,6 +145,23 @@ class Dashboard:
         m, kw = memory_for(self.memory, p, write)
         return p, m, kw
 
+    def allowed(self, m, kw: dict, dataset: str) -> None:
+        """Refuse (PermissionDenied, 403) unless this caller may read ``dataset``: asked of the permission
+        gate through a read it guards, ``list_facts`` (the check GET /v1/datasets/{dataset}/facts makes), so
+        the dashboard refuses exactly what the API refuses, before it has looked at anything."""
+        m.list_facts(dataset, limit=1, **kw)
+
+    def facts_by_id(self, p: Principal, m, kw: dict, dataset: str, ids: list[str]) -> list[Fact]:
+        """Facts of ``dataset`` by id, once the gate allowed reading that dataset; read in the caller's own
+        project and environment, so an id of another dataset is simply not found there (answered as an id
+        that exists nowhere: no way to learn that it exists elsewhere)."""
+        self.allowed(m, kw, dataset)
+        if not ids:
+            return []
+        scope = self.memory.services.scope(dataset, p.project, p.environment)
+        with self.memory.store.reading(scope):
+            return self.memory.store.get_facts(scope, ids)
+
     async def form(self, request: Request) -> dict[str, str]:
         """A posted form, after the same-origin and form-token checks every change must pass."""
         return {key: values[-1] for key, values in (await self.form_lists(request)).items()}
@@ -158,9 +196,21 @@ class Dashboard:
         return response
 
     def error(self, request: Request, exc: KenningError) -> Response:
+        """A refusal as a page. A server-side failure (5xx: the store, a setting, a model) says only that it
+        happened, with its code: its message names files, addresses and causes, which go to the log."""
         if isinstance(exc, Unauthorized) and request.method == "GET":
             return RedirectResponse(f"/login?{urlencode({'next': str(request.url.path)})}", status_code=303)
-        return self.render(request, "error.html", http_status=status_of(exc), code=exc.code, message=str(exc))
+        status = status_of(exc)
+        if status >= 500:
+            log.error("dashboard %s %s failed: %s", request.method, request.url.path, exc, exc_info=exc)
+            return self.render(request, "error.html", http_status=status, code=exc.code, message=INTERNAL)
+        return self.render(request, "error.html", http_status=status, code=exc.code,
+                           message=self.redact(str(exc)))
+
+    def redact(self, message: str) -> str:
+        """A message without where the data lives (the store's file path or server address)."""
+        where = getattr(self.memory.store, "location", None)
+        return message.replace(where, "the database") if where and where != ":memory:" else message
 
 
 def same_origin(request: Request, refusal: str) -> None:
