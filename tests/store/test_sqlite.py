@@ -261,3 +261,30 @@ def test_a_new_home_folder_and_database_are_the_owners_alone(tmp_path):
     shared.mkdir(mode=0o755)
     SQLiteStore(shared / "k.db").close()
     assert stat.S_IMODE(shared.stat().st_mode) == 0o755   # a folder that was there is left as it is
+
+
+def test_another_tenant_cannot_forge_words_into_a_datasets_vocabulary():
+    """Issue 31, finding 10: ``x_<victim's prefix>zanzibar`` written in another project landed in the victim's
+    vocabulary (the tokenizer split on the underscore), and after 520 such messages the common-word filter
+    switched "zanzibar" off in the victim's 1,001-message dataset."""
+    from kenning import Memory
+
+    with Memory(":memory:", embedder=None) as mem:
+        victim = mem.services.scope("victim", "acme", "default")
+        for i in range(1_000):
+            mem.messages.index("victim", f"ordinary message number {i}", project="acme")
+        mem.messages.index("victim", "we are flying to zanzibar in may", message_id="m_zanzibar", project="acme")
+        forged = f"x_{sqlite_mod.word_prefix(*victim)}zanzibar"
+        for i in range(520):
+            mem.messages.index("mallory", f"{forged} {forged} {i}", project="beta")
+        store = mem.store
+        assert [e for e, _ in store.episode_keyword_search(victim, "zanzibar", 5)] == ["m_zanzibar"]
+        # nothing of beta's rows is a word of the victim's: the victim's dataset holds the word once
+        count = store._q("SELECT count(*) FROM episodes_fts WHERE episodes_fts MATCH ?",
+                         (f'content: "{sqlite_mod.word_prefix(*victim)}zanzibar"',))[0][0]
+        assert count == 1
+
+
+def test_words_are_what_the_tokenizer_keeps_together():
+    assert sqlite_mod.scoped_words("p", "e", "d", "snake_case ünïcode 42nd") == " ".join(
+        sqlite_mod.word_prefix("p", "e", "d") + w for w in ("snake", "case", "ünïcode", "42nd"))

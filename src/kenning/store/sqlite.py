@@ -316,10 +316,33 @@ def m012_usage_counts_names(db: sqlite3.Connection) -> None:
     """)
 
 
+def m013_unforgeable_words(db: sqlite3.Connection) -> None:
+    """The keyword indexes taken again from the rows with ``scoped_words``' letters-and-digits words, so no
+    token a row forged into another dataset's vocabulary (``x_<prefix>word``) stays behind."""
+    _script(db, """
+    DELETE FROM facts_fts;
+    INSERT INTO facts_fts (rowid, text, object, predicate, scope)
+        SELECT rowid, scoped_words(project, environment, dataset, text), scoped_words(project, environment, dataset, object),
+               scoped_words(project, environment, dataset, predicate), scope_token(project, environment, dataset)
+        FROM facts;
+    DELETE FROM episodes_fts;
+    INSERT INTO episodes_fts (content, context, scope, episode_id, chat)
+        SELECT scoped_words(project, environment, dataset, content), scoped_words(project, environment, dataset, context),
+               scope_token(project, environment, dataset), episode_id, chat FROM episodes;
+    DELETE FROM notes_fts;
+    INSERT INTO notes_fts (text, scope, note_id)
+        SELECT scoped_words(project, environment, dataset, text), scope_token(project, environment, dataset), note_id
+        FROM notes;
+    """)
+
+
 MIGRATIONS = [m001_initial, m002_messages_and_notes, m003_jobs, m004_core_files_and_documents, m005_api_keys,
               m006_scoped_fts_deletes, m007_sessions, m008_fair_turns, m009_usage, m010_dated_messages,
-              m011_fact_episodes, m012_usage_counts_names]
+              m011_fact_episodes, m012_usage_counts_names, m013_unforgeable_words]
 EMBED_PREFIX_CHARS = 2000  # the model reads 256 tokens; never tokenise a 100k-character text whole
+
+
+WORD = re.compile(r"[^\W_]+")   # letters and digits: what unicode61 keeps together as one token
 
 
 def scope_token(project: str, environment: str, dataset: str) -> str:
@@ -341,11 +364,14 @@ def scoped_words(project: str, environment: str, dataset: str, text: str | None)
     One shared FTS table then has a vocabulary per dataset: a word's posting list holds only that
     dataset's rows (a common word costs microseconds, not a scan of every tenant's rows), and BM25
     statistics are the dataset's own, so no tenant's data shifts another's scores.
+    A word is a run of letters and digits, as FTS5's unicode61 tokenizer reads one: with ``\w`` an
+    underscore stayed inside the word here, the tokenizer then split on it, and the part after it (say
+    ``x_<another dataset's prefix>zanzibar``) landed in another dataset's vocabulary.
     """
     if not text:
         return ""
     prefix = word_prefix(project, environment, dataset)
-    return " ".join(prefix + w for w in re.findall(r"\w+", text.lower()))
+    return " ".join(prefix + w for w in WORD.findall(text.lower()))
 
 
 def _scoped(scope: Scope, words: list[str], columns: str) -> str:
@@ -361,7 +387,7 @@ def _like(text: str) -> str:
 
 
 def _fts_query(text: str) -> list[str] | None:
-    words = [w for w in re.findall(r"\w+", text.lower()) if len(w) > 1 or w.isdigit()]
+    words = [w for w in WORD.findall(text.lower()) if len(w) > 1 or w.isdigit()]
     return list(dict.fromkeys(words)) or None
 
 
@@ -551,7 +577,8 @@ class SQLiteStore(MatrixSearch, SQLStore):
         return self._q(MATRIX_ROWS[kind], tuple(scope))
 
     def _selective(self, table: str, columns: str, scope: Scope, words: list[str] | None) -> list[str]:
-        """``words`` without those in at least COMMON_SHARE of the dataset's rows of ``table``."""
+        """``words`` without those in at least COMMON_SHARE of the dataset's rows of ``table``, counted within
+        the dataset (its scope token and its words), so no other tenant's rows move the count."""
         if not words:
             return []
         count = f"SELECT count(*) FROM {table} WHERE {table} MATCH ?"
@@ -559,9 +586,9 @@ class SQLiteStore(MatrixSearch, SQLStore):
                             lambda: self._q(count, (f"scope:{scope_token(*scope)}",))[0][0])
         if rows < COMMON_MIN_ROWS:
             return words
-        prefix = word_prefix(*scope)
+        prefix, token = word_prefix(*scope), scope_token(*scope)
         return [w for w in words
-                if self._q(count, (f'{{{columns}}}: "{prefix}{w}"',))[0][0] < COMMON_SHARE * rows]
+                if self._q(count, (f'scope:{token} AND {{{columns}}}: "{prefix}{w}"',))[0][0] < COMMON_SHARE * rows]
 
     # -- entities -------------------------------------------------------------------
     def entity_vectors(self, scope: Scope, type: str) -> tuple[list[str], np.ndarray]:
