@@ -132,6 +132,7 @@ def test_the_server_secret_is_made_on_first_start_and_kept_with_the_data(tmp_pat
     first = server_secret(settings, environ={})
     path = tmp_path / "home" / "server-secret"
     assert path.stat().st_mode & 0o777 == 0o600 and len(first) >= 32
+    assert path.parent.stat().st_mode & 0o777 == 0o700                        # issue 31, finding 13
     assert server_secret(settings, environ={}) == first                       # kept across restarts
     mem = Memory(f"sqlite:///{tmp_path}/k.db", settings=settings)
     _, _, auth = build(memory=mem)
@@ -157,3 +158,37 @@ def test_no_secret_or_real_key_is_in_the_repository():
         text = path.read_text(errors="ignore")
         found += [(name, m.group(0)) for m in minted.finditer(text)]
     assert found == []
+
+
+def test_the_server_secret_is_never_readable_by_others_even_for_a_moment(tmp_path, monkeypatch):
+    """Issue 31, finding 13: it was written 0644 and chmod-ed after; now it is created 0600 (under a umask
+    that would make any file world-readable), and racing starts agree on one secret."""
+    import os
+    import threading
+
+    monkeypatch.delenv("KENNING_SECRET", raising=False)
+    old = os.umask(0o000)
+    try:
+        settings = Settings(home=str(tmp_path / "fresh"))
+        made: list[str] = []
+        opened = []
+        real_open = os.open
+
+        def spy(path, flags, mode=0o777, *a, **kw):
+            if "server-secret" in str(path) and flags & os.O_CREAT:
+                opened.append(mode)
+            return real_open(path, flags, mode, *a, **kw)
+
+        monkeypatch.setattr(os, "open", spy)
+        threads = [threading.Thread(target=lambda: made.append(server_secret(settings, environ={})))
+                   for _ in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        os.umask(old)
+    assert opened and set(opened) == {0o600}
+    assert len(set(made)) == 1
+    assert (tmp_path / "fresh" / "server-secret").stat().st_mode & 0o777 == 0o600
+    assert (tmp_path / "fresh").stat().st_mode & 0o777 == 0o700

@@ -22,9 +22,19 @@ def server_secret(settings: Settings, environ=None) -> str:
         return env["KENNING_SECRET"]
     path = Path(settings.home) / "server-secret"
     if not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(secrets.token_urlsafe(32))
-        path.chmod(0o600)
+        # Made with their final modes (never 0644 then chmod-ed): no moment in which another user can read it;
+        # written whole under a private name, then linked into place, so racing starts all read one secret.
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        draft = path.with_name(f".server-secret.{os.getpid()}.{secrets.token_hex(4)}")
+        fd = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as out:
+            out.write(secrets.token_urlsafe(32))
+        try:
+            os.link(draft, path)
+        except FileExistsError:   # another process made it first: use theirs
+            pass
+        finally:
+            draft.unlink()
     return path.read_text().strip()
 
 
