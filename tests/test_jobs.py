@@ -1,13 +1,15 @@
 """The durable queue: add_turn, workers, status, order, leases, crashes, retries."""
 from __future__ import annotations
 
+import threading
 import time
 from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from kenning import ExtractionError, Extractor, InputError, Memory, NotFound, Settings
-from kenning.jobs import Worker
+from kenning import ExtractionError, Extractor, InputError, Memory, NotFound, Settings, timeutil
+from kenning.extract.parse import ParseExtractor
+from kenning.jobs import MAX_ATTEMPTS, Worker
 
 T0 = datetime(2026, 7, 1, 10, 0, tzinfo=timezone.utc)
 
@@ -93,6 +95,127 @@ def test_worker_that_loses_its_lease_commits_nothing(store_url):
                 mem.store.finish(job.request_id, slow.name, {"status": "stored"})
         assert objects(mem, "sam") == ["berlin"]
         assert mem.status(r.request_id).processing_status == "done"
+
+
+def _job(mem, receipt, project=None):
+    return mem.store.get_job(receipt.request_id, *mem.services.tenant(project))
+
+
+class Slow(Extractor):
+    """The rule parser, one message at a time (as the model extractors mine), ``delay`` seconds for a message
+    that names one of ``slow``."""
+    name = "slow"
+    wants_context = True
+
+    def __init__(self, delay: float, slow: tuple[str, ...] = ("Berlin", "Lisbon", "Madrid")):
+        self.delay, self.slow, self.parse = delay, slow, ParseExtractor()
+
+    def extract(self, text, *, at, context=None, known_entities=None):
+        if any(word in text for word in self.slow):
+            time.sleep(self.delay)
+        return self.parse.extract(text, at=at)
+
+
+class SlowBatches(ParseExtractor):
+    """The rule parser's batches, each ``delay`` seconds long; records each batch's texts."""
+
+    def __init__(self, delay: float = 0.0):
+        super().__init__()
+        self.delay, self.batches = delay, []
+
+    def extract_many(self, texts, *, at):
+        self.batches.append(list(texts))
+        time.sleep(self.delay)
+        return super().extract_many(texts, at=at)
+
+
+def test_slow_turns_keep_their_leases_and_hold_no_other_tenant(new_memory):
+    """Issue 31, finding 8: with two workers and a 4 s lease, turns of ~6 s were reclaimed again and again
+    (9 of 15 failed after 5 attempts) and another project's one-line turn took 62 s and 5 attempts."""
+    settings = Settings(worker_threads=2, job_lease_seconds=1.0)
+    with new_memory(extractor=Slow(2.5), settings=settings) as mem:
+        slow = [mem.add_turn("sam", "user", f"I live in {city}.", at=at(i))
+                for i, city in enumerate(["Berlin", "Lisbon"])]
+        quick = mem.add_turn("ann", "user", "I live in Oslo.", at=at(0), project="other")
+        mem.flush(timeout=60)
+        jobs = [_job(mem, r) for r in slow] + [_job(mem, quick, "other")]
+        assert [(j.status, j.attempts, j.error) for j in jobs] == [("done", 1, None)] * 3
+        assert objects(mem, "sam") == ["lisbon"]
+        assert jobs[2].updated_at < jobs[0].updated_at   # the one-liner did not wait for the first slow turn
+
+
+def test_a_batch_that_outlasts_its_lease_renews_it(new_memory):
+    extractor = SlowBatches(delay=2.4)
+    with new_memory(extractor=extractor, settings=Settings(worker_threads=0)) as mem:
+        turns = [mem.add_turn(who, "user", text, at=at(i)) for i, (who, text) in enumerate(BATCH_TURNS[:3])]
+        slow, ran = Worker(mem.services, lease_seconds=0.8, name="slow", batch=16), []
+        thread = threading.Thread(target=lambda: ran.extend(slow.run_batch()))
+        thread.start()
+        while mem.store.count_jobs(("distilling",)) < 3 and thread.is_alive():
+            time.sleep(0.01)
+        other, stolen = Worker(mem.services, lease_seconds=30, name="other"), []
+        while thread.is_alive():                      # three lease lengths and more: nothing is runnable
+            stolen += other.run_batch()
+            time.sleep(0.05)
+        thread.join()
+        assert stolen == [] and len(ran) == 3 and len(extractor.batches) == 1
+        assert [(_job(mem, r).status, _job(mem, r).attempts) for r in turns] == [("done", 1)] * 3
+
+
+def test_renew_keeps_only_the_leases_a_worker_still_holds(new_memory):
+    with new_memory(embedder=None, settings=Settings(worker_threads=0)) as mem:
+        store, now = mem.store, timeutil.now()
+        a, b, c = (mem.add_turn(who, "user", "I live in Oslo.") for who in ("a", "b", "c"))
+        assert [store.claim("w1", 0.01, now).request_id for _ in range(3)] == [a.request_id, b.request_id,
+                                                                                c.request_id]
+        assert store.renew("w1", [a.request_id], 60, now) == {a.request_id}   # ran out, but no one took it
+        later = now + timedelta(seconds=1)
+        assert store.claim("w2", 30, later).request_id == b.request_id         # b's lease ran out: reclaimed
+        with store.transaction(mem.services.scope("c")):
+            store.finish(c.request_id, "w1", {"status": "stored", "memory_ids": []})
+        ids = [a.request_id, b.request_id, c.request_id]
+        assert store.renew("w1", ids, 60, later) == {a.request_id}
+        assert store.renew("w2", ids, 60, later) == {b.request_id}
+        assert store.renew("w1", [], 60, later) == set()
+        assert store.claim("w3", 30, later + timedelta(seconds=58)) is None    # both renewed past then
+        assert store.claim("w3", 30, later + timedelta(seconds=61)).request_id == a.request_id
+        assert _job(mem, a).attempts == 2
+
+
+def test_a_reclaimed_job_runs_alone_after_the_others(new_memory):
+    """A turn whose worker died (it may be what killed it) is not batched with other tenants' turns again."""
+    extractor = SlowBatches()
+    with new_memory(extractor=extractor, settings=Settings(worker_threads=0)) as mem:
+        turns = [mem.add_turn(who, "user", text, at=at(i)) for i, (who, text) in enumerate(BATCH_TURNS[:3])]
+        mem.store.claim("dead", 0.01, timeutil.now())
+        time.sleep(0.05)
+        assert len(Worker(mem.services, batch=16).run_batch()) == 3
+        assert extractor.batches == [[BATCH_TURNS[1][1], BATCH_TURNS[2][1]], [BATCH_TURNS[0][1]]]
+        assert [(_job(mem, r).status, _job(mem, r).attempts) for r in turns] == [("done", 2), ("done", 1), ("done", 1)]
+
+
+def test_a_job_given_up_after_its_workers_died_runs_again_when_retried(new_memory):
+    with new_memory(settings=Settings(worker_threads=0)) as mem:
+        r = mem.add_turn("sam", "user", "I live in Berlin.", at=at(0))
+        start = timeutil.now() - timedelta(seconds=30)
+        for i in range(MAX_ATTEMPTS):                      # five workers that each died holding it
+            assert mem.store.claim(f"dead-{i}", 0.01, start + timedelta(seconds=i)).attempts == i + 1
+        Worker(mem.services).run_batch()
+        assert "gave up after 5 attempts" in _job(mem, r).error
+        assert mem.retry_failed() == 1
+        Worker(mem.services).run_batch()
+        assert (_job(mem, r).status, _job(mem, r).attempts) == ("done", 1)
+        assert objects(mem, "sam") == ["berlin"]
+
+
+def test_a_one_message_extractor_claims_one_job_at_a_time(new_memory):
+    """Its batch would buy only an embedding batch, and cost each turn the whole batch's wait while other
+    workers stand idle."""
+    with new_memory(extractor=Slow(0.0), settings=Settings(worker_threads=0)) as mem:
+        for i, (who, text) in enumerate(BATCH_TURNS[:3]):
+            mem.add_turn(who, "user", text, at=at(i))
+        worker = Worker(mem.services, batch=16)
+        assert [len(worker.run_batch()) for _ in range(4)] == [1, 1, 1, 0]
 
 
 class Exploding(Extractor):

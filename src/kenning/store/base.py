@@ -336,7 +336,8 @@ class JobQueue(ABC):
     """The durable queue of turns that ``add_turn`` accepts and workers run.
 
     ``claim`` hands out the oldest runnable job of a dataset whose earlier jobs are done, under a
-    lease; ``finish`` commits only for the worker that holds the lease (else LeaseLost).
+    lease; a worker ``renew``s the leases of the jobs it is still running; ``finish`` commits only
+    for the worker that holds the lease (else LeaseLost).
     """
 
     @abstractmethod
@@ -350,6 +351,11 @@ class JobQueue(ABC):
     @abstractmethod
     def finish(self, request_id: str, worker: str, result: dict | None, error: str | None = None) -> None:
         """Mark done/failed in the caller's transaction; LeaseLost if ``worker`` lost the lease."""
+
+    @abstractmethod
+    def renew(self, worker: str, request_ids: list[str], lease_seconds: float, now: datetime) -> set[str]:
+        """Extend to ``now + lease_seconds`` the leases ``worker`` still holds among ``request_ids`` (one
+        statement); returns those ids. A job finished, or reclaimed once its lease ran out, is left out."""
 
     @abstractmethod
     def get_job(self, request_id: str, project: str, environment: str) -> Job | None:

@@ -15,7 +15,7 @@ from abc import abstractmethod
 from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from functools import lru_cache
 
 import numpy as np
@@ -503,12 +503,27 @@ class SQLStore(Store):
         if touched != 1:
             raise LeaseLost(f"job {request_id} is no longer leased to {worker}; its work is rolled back")
 
+    def renew(self, worker: str, request_ids: list[str], lease_seconds: float, now: datetime) -> set[str]:
+        """Extend the leases ``worker`` still holds among ``request_ids`` (a worker's heartbeat while its
+        batch runs). A lease that ran out but that no other worker took is still the worker's, as
+        ``finish`` would also accept it."""
+        if not request_ids:
+            return set()
+        among, params = self.dialect.any_of("job_id", request_ids)
+        rows = self._read(f"UPDATE jobs SET lease_until = ? WHERE {among} AND status = 'distilling'"
+                          " AND lease_owner = ? RETURNING job_id",
+                          (self.dialect.dump_time(now + timedelta(seconds=lease_seconds)), *params, worker))
+        return {r["job_id"] for r in rows}
+
     def retry_failed(self, project: str | None = None, environment: str | None = None,
                      dataset: str | None = None) -> int:
         where, params = self._given([("project", project), ("environment", environment), ("dataset", dataset)])
         where.insert(0, "status = 'failed'")
-        return self._write("UPDATE jobs SET status = 'queued', lease_owner = NULL, lease_until = NULL, updated_at = ?"
-                           f" WHERE {' AND '.join(where)}", (self.dialect.dump_time(timeutil.now()), *params))
+        # Its attempts start again: a job that failed because its workers kept dying would else be given up
+        # again at its next claim, without a run.
+        return self._write("UPDATE jobs SET status = 'queued', attempts = 0, lease_owner = NULL, lease_until = NULL,"
+                           f" updated_at = ? WHERE {' AND '.join(where)}",
+                           (self.dialect.dump_time(timeutil.now()), *params))
 
     def count_jobs(self, statuses: tuple[str, ...], project: str | None = None,
                    environment: str | None = None, dataset: str | None = None) -> int:
