@@ -453,3 +453,46 @@ def test_cli_import_of_a_malformed_file_fails_cleanly(tmp_path):
     assert "line 2" in done.stderr and "Traceback" not in done.stderr
     missing = _kenning(tmp_path, tmp_path / "k.db", "import", str(tmp_path / "nope.jsonl"))
     assert missing.returncode == 1 and "cannot read" in missing.stderr
+
+
+def test_a_large_import_lets_other_tenants_write_between_its_batches(tmp_path, monkeypatch):
+    """Issue 31, finding 11: 40 MB imported as one store-wide transaction held every tenant's writes for 4.8 s.
+    Now each batch is its own transaction: another project's writes go in while the import runs."""
+    import threading
+
+    from kenning import transfer
+
+    header = json.dumps({"kind": "kenning-export", "version": 1, "embedding_model": None, "dim": None,
+                         "vectors": False})
+    lines = [header] + [json.dumps({"kind": "note", "project": "bulk", "environment": "default", "dataset": "big",
+                                    "namespace": "user", "note_id": f"n_{i:05}", "text": f"imported note {i}",
+                                    "created_at": "2026-01-01T00:00:00.000000+00:00", "forgotten_at": None,
+                                    "superseded_by": None}) for i in range(400)]
+    monkeypatch.setattr(transfer, "BATCH_ROWS", 20)
+    real_write = transfer._write
+
+    def slow_write(store, batch, counts):   # a batch that takes a while, as a 5,000-row one does
+        time.sleep(0.05)
+        real_write(store, batch, counts)
+
+    monkeypatch.setattr(transfer, "_write", slow_write)
+    with Memory(f"sqlite:///{tmp_path}/k.db", embedder=None) as mem:
+        done = threading.Event()
+        result: dict = {}
+
+        def run() -> None:
+            result.update(mem.import_(lines))
+            done.set()
+
+        importer = threading.Thread(target=run)
+        importer.start()
+        time.sleep(0.1)
+        written_during = 0
+        while not done.is_set():
+            mem.notes.save("calm", f"written while the import runs {written_during}", project="other")
+            written_during += 1 if not done.is_set() else 0
+            time.sleep(0.02)
+        importer.join()
+        assert result["note"] == 400
+        assert written_during >= 5                              # one transaction would have let none in
+        assert mem.store.usage(mem.services.scope("big", "bulk")) > 0

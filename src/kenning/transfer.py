@@ -14,8 +14,14 @@ travels as ``fact_kind``), times as the fixed-width UTC text the stores sort by,
 lines again. Vectors travel only when asked for (``"vector"``: base64 of float32);
 without them imported rows are pending and ``embed_pending()`` computes them.
 
-Import is one transaction: a malformed line raises :class:`~kenning.errors.InputError`
-naming it and nothing is written. Imported rows pass the rules live writes pass (text sizes, the
+Import checks the whole export before it writes anything: a malformed line raises
+:class:`~kenning.errors.InputError` naming it and nothing is written. The checked records wait in a
+temporary file, then go in batch by batch, each batch its own transaction, so an import of any size
+holds the store's write lock (SQLite's one writer) a batch at a time and other tenants' writes go in
+between (before, 40 MB held every tenant's writes for 4.8 s). PostgreSQL, whose writers of other
+datasets never wait for a store-wide transaction, may join the batches into one (``Store.bulk``). Should
+the store refuse a row mid-way (say, a live fact twin of one it holds), the batches before it stay, the
+error names the line, and importing the same file again after fixing it completes the rest. Imported rows pass the rules live writes pass (text sizes, the
 canonical ``/memories`` path of a core file, identifier lengths, valid Unicode), so an export cannot
 plant what the API would have refused. A row whose key the store already holds is kept as it
 is and counted as skipped, so importing the same export twice changes nothing. This
@@ -27,7 +33,9 @@ import base64
 import binascii
 import json
 import math
+import pickle
 import queue
+import tempfile
 import threading
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, NamedTuple
@@ -118,26 +126,39 @@ def _line(obj: dict) -> str:
 
 def import_lines(store: "Store", lines: Iterable[str], limits: Limits = Limits(),
                  tenant: tuple[str, str] | None = None) -> tuple[dict[str, int], set[tuple[str, str]]]:
-    """Write every record in one transaction; (counts per kind and ``skipped``, the (project,
-    environment) pairs written to). With ``tenant``, a record of any other (project, environment)
-    is refused (PermissionDenied) and nothing is written."""
+    """Check every record, then write them batch by batch; (counts per kind and ``skipped``, the
+    (project, environment) pairs written to). With ``tenant``, a record of any other (project,
+    environment) is refused (PermissionDenied) and nothing is written."""
     numbered = ((n, line.strip()) for n, line in enumerate(lines, start=1))
     numbered = ((n, line) for n, line in numbered if line)
     counts = dict.fromkeys(KINDS, 0) | {"skipped": 0}
     tenants: set[tuple[str, str]] = set()
-    try:
-        first = next(numbered, None)
-        if first is None:
-            raise InputError("the export is empty: its first line must be the kenning-export header")
-        header = read_header(*first)
-        with store.transaction(None):
-            _adopt_vectors(store, header)
-            with store.bulk():   # after the dimension is known: the store may defer the indexes it can
-                for batch in _ahead(_batches(numbered, header, limits, tenant)):
-                    _write(store, batch, counts)
+    with tempfile.TemporaryFile(prefix="kenning-import-") as spool:
+        try:
+            first = next(numbered, None)
+            if first is None:
+                raise InputError("the export is empty: its first line must be the kenning-export header")
+            header = read_header(*first)
+            batches = 0
+            for batch in _batches(numbered, header, limits, tenant):   # all checked before anything is written
+                pickle.dump(batch, spool, protocol=pickle.HIGHEST_PROTOCOL)
+                batches += 1
+            with store.transaction(None):
+                _adopt_vectors(store, header)
+        except InputError as exc:   # the same kind of refusal (too large stays too large), saying nothing was written
+            raise type(exc)(f"{exc}; nothing was imported") from exc
+        spool.seek(0)
+        try:
+            with store.bulk():   # the store may defer the indexes it can (and join the batches into one)
+                for batch in _ahead(pickle.load(spool) for _ in range(batches)):
+                    with store.transaction(None):   # one batch at a time: the write lock is released between
+                        _write(store, batch, counts)
                     tenants.update((r.project, r.environment) for _, r in batch)
-    except InputError as exc:   # the same kind of refusal (too large stays too large), saying nothing was written
-        raise type(exc)(f"{exc}; nothing was imported") from exc
+        except InputError as exc:
+            done = sum(counts.values())
+            raise type(exc)(f"{exc}; {done:,} records went in before it (fix the line and import the same file "
+                            "again: records already held are skipped)" if done else f"{exc}; nothing was imported") \
+                from exc
     if sum(counts.values()) - counts["skipped"] >= MAINTAIN_ROWS:
         store.maintain()   # committed: make the new rows fast to read now (PostgreSQL: VACUUM ANALYZE)
     return counts, tenants

@@ -469,7 +469,9 @@ class TransferStore(ABC):
 
     @contextmanager
     def bulk(self) -> Iterator[None]:
-        """Around a bulk import (inside its transaction): a backend may defer index upkeep to the end."""
+        """Around a bulk import's batches (each its own ``transaction``): a backend may defer index upkeep to
+        the end, and one whose other writers never wait for a store-wide transaction may join the batches
+        into one transaction."""
         yield
 
     def maintain(self) -> None:

@@ -364,7 +364,7 @@ def scoped_words(project: str, environment: str, dataset: str, text: str | None)
     One shared FTS table then has a vocabulary per dataset: a word's posting list holds only that
     dataset's rows (a common word costs microseconds, not a scan of every tenant's rows), and BM25
     statistics are the dataset's own, so no tenant's data shifts another's scores.
-    A word is a run of letters and digits, as FTS5's unicode61 tokenizer reads one: with ``\w`` an
+    A word is a run of letters and digits, as FTS5's unicode61 tokenizer reads one: with regex word characters an
     underscore stayed inside the word here, the tokenizer then split on it, and the part after it (say
     ``x_<another dataset's prefix>zanzibar``) landed in another dataset's vocabulary.
     """
