@@ -507,16 +507,17 @@ def test_datasets_list_with_counts_and_erase_one(store):
 
 
 def test_usage_counts_the_characters_a_dataset_stores(store):
-    """Kept by triggers as rows come and go: the storage quota reads one row."""
+    """Kept by triggers as rows come and go: the storage quota reads one row. Everything a tenant can make
+    the store hold counts: texts, and the paths, namespaces and names beside them (issue 31, finding 3)."""
     assert store.usage(SAM) == 0
-    put(store, make_fact())                                     # text + source quote
+    put(store, make_fact())                                     # text, source quote, predicate, object, entity
     fact_chars = store.usage(SAM)
     assert fact_chars > 0 and store.usage(ALEX) == 0
     store.insert_note(SAM, Note(note_id="n1", text="x" * 1000, created_at=NOW), None)
-    assert store.usage(SAM) == fact_chars + 1000
+    assert store.usage(SAM) == fact_chars + 1000 + len("user")
     store.core_put(SAM, "user", "/memories/a.md", "y" * 500, "create")
     store.core_put(SAM, "user", "/memories/a.md", "z" * 200, "write", keep=1)   # the first version is pruned
-    assert store.usage(SAM) == fact_chars + 1000 + 200
+    assert store.usage(SAM) == fact_chars + 1004 + 200 + len("/memories/a.md") + len("user")
     store.enqueue(job(content="I live in Berlin."))
     assert store.usage(SAM) > fact_chars + 1200
     store.delete_dataset(SAM)
