@@ -165,3 +165,20 @@ def test_forged_and_expired_tokens_are_refused(keyed_server):
     with keyed_server.client(short) as c:
         r = c.get("/v1/datasets/alex/facts")
         assert r.status_code == 401 and "expired" in r.json()["error"]["message"]
+
+
+def test_a_server_side_error_names_no_file_or_address(dev_server, monkeypatch, caplog):
+    """A store error's text names the database (a file path, a PostgreSQL address): the log keeps it, the
+    answer says only what kind of error it was."""
+    from kenning.errors import StoreError
+
+    def broken(*args, **kwargs):
+        raise StoreError("SQLite error on /srv/secret/place/k.db: disk I/O error")
+
+    monkeypatch.setattr(dev_server.memory.store, "list_facts", broken)
+    with dev_server.client() as c:
+        r = c.get("/v1/datasets/sam/facts")
+    assert r.status_code == 500
+    assert r.json()["error"] == {"code": "STORE_ERROR", "message": "internal error; the server log has the details"}
+    assert "/srv/secret" not in r.text
+    assert "/srv/secret/place/k.db" in caplog.text

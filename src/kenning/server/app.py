@@ -110,7 +110,11 @@ def create_app(memory: Memory, auth: Auth) -> FastAPI:
         if is_page(request.url.path):
             return dashboard.error(request, exc)
         headers = {"Retry-After": str(int(exc.retry_after))} if isinstance(exc, RateLimited) else None
-        return JSONResponse(body(exc.code, str(exc)), status_code=status_of(exc), headers=headers)
+        status = status_of(exc)
+        if status == 500:   # the server's own trouble (a store error names the database's file or address): logged
+            log.error("%s on %s %s: %s", exc.code, request.method, request.url.path, exc)
+            return JSONResponse(body(exc.code, "internal error; the server log has the details"), status_code=500)
+        return JSONResponse(body(exc.code, str(exc)), status_code=status, headers=headers)
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError):
