@@ -60,6 +60,7 @@ KINDS = tuple(RECORDS)
 RENAMED = {"kind": "fact_kind"}  # stored name -> record name, where a stored name is one a record uses itself
 MAINTAIN_ROWS = 10_000  # an import this large runs the store's upkeep after it (smaller: autovacuum's job)
 BATCH_ROWS = 5_000  # records per bulk write: large enough for COPY to pay, small enough to hold in memory
+BATCH_CHARS = 1_000_000   # and at most this much export text: one batch holds SQLite's write lock for well under a second
 VECTOR_KINDS = ("fact", "entity", "episode", "note")  # the rows that have an embedding
 
 
@@ -166,18 +167,23 @@ def import_lines(store: "Store", lines: Iterable[str], limits: Limits = Limits()
 
 def _batches(numbered, header: dict, limits: Limits,
              tenant: tuple[str, str] | None) -> Iterator[list[tuple[int, Record]]]:
-    """The checked records in batches of one kind and tenant, up to BATCH_ROWS each, in their order within
-    the kind: an export whose kinds interleave still goes in as a few large writes, not many small ones."""
+    """The checked records in batches of one kind and tenant, up to BATCH_ROWS records or BATCH_CHARS of text
+    each, in their order within the kind: an export whose kinds interleave still goes in as a few large
+    writes, not many small ones."""
     open_batches: dict[tuple[str, str, str], list[tuple[int, Record]]] = {}
+    sizes: dict[tuple[str, str, str], int] = {}
     for number, line in numbered:
         record = read_record(number, line, header, limits)
         if tenant is not None and (record.project, record.environment) != tenant:
             raise PermissionDenied(f"line {number} belongs to another project or environment; nothing "
                                    "was imported", "ai.admin")
-        batch = open_batches.setdefault(_kind(record), [])
+        key = _kind(record)
+        batch = open_batches.setdefault(key, [])
         batch.append((number, record))
-        if len(batch) >= BATCH_ROWS:
-            yield open_batches.pop(_kind(record))
+        sizes[key] = sizes.get(key, 0) + len(line)
+        if len(batch) >= BATCH_ROWS or sizes[key] >= BATCH_CHARS:
+            del sizes[key]
+            yield open_batches.pop(key)
     yield from open_batches.values()
 
 
