@@ -17,17 +17,21 @@ from pydantic import BeforeValidator, Field
 
 from ..model import JOB_STATUSES
 from ..services import MAX_QUERY_CHARS
+from ..core_files import MAX_NAME_CHARS, MAX_PATH_CHARS
 from ..write import MAX_ID_CHARS, ROLES
 
 NAME = r"^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,127}$"          # kenning.model.SCOPE_NAME
 NAMESPACE = r"^(?:user|organization|project|(?:agent|chat|project):[A-Za-z0-9_.@-]{1,128})$"   # notes.NAMESPACE
-def _not_dots(chars: str, named: bool = False) -> str:
-    """One path segment of these characters that is not '..' (``named``: nor '.' or empty). Patterns
-    stay free of look-arounds, which pydantic's regex engine lacks."""
+def _not_dots(chars: str, named: bool = False, most: int | None = None) -> str:
+    """One path segment of these characters that is not '..' (``named``: nor '.' or empty), of at most
+    ``most`` characters. Patterns stay free of look-arounds, which pydantic's regex engine lacks."""
     c, nd = f"[{chars}]", f"[{chars.replace('.', '')}]"
+
+    def run(least: int, taken: int) -> str:   # the rest of the segment after ``taken`` characters
+        return ("*" if least == 0 else "+") if most is None else f"{{{least},{most - taken}}}"
     if named:
-        return f"(?:{nd}{c}*|\\.{nd}{c}*|\\.\\.{c}+)"
-    return f"(?:{nd}{c}*|\\.(?:{nd}{c}*)?|\\.\\.{c}+)?"
+        return f"(?:{nd}{c}{run(0, 1)}|\\.{nd}{c}{run(0, 2)}|\\.\\.{c}{run(1, 2)})"
+    return f"(?:{nd}{c}{run(0, 1)}|\\.(?:{nd}{c}{run(0, 2)})?|\\.\\.{c}{run(1, 2)})?"
 
 
 _DOC_SEGMENT = _not_dots("A-Za-z0-9_.:@-")
@@ -35,9 +39,9 @@ SCOPE_KEY = f"^{_DOC_SEGMENT}(?:/{_DOC_SEGMENT})*$"   # documents.check_name: no
 # A core file path under /memories: printable ASCII, no '..' part, nothing percent-encoded or escaped
 # (core_files.canonical refuses those; other characters it accepts are left out of the promise).
 _CORE_CHARS = "A-Za-z0-9 _.,:;=+@#!~'()\\[\\]{}&$^-"
-_CORE_SEGMENT = _not_dots(_CORE_CHARS)
+_CORE_SEGMENT = _not_dots(_CORE_CHARS, most=MAX_NAME_CHARS)     # core_files: a part holds at most 255
 CORE_PATH = f"^/memories(?:/{_CORE_SEGMENT})*$"                          # /memories itself included
-CORE_ENTRY = f"^/memories(?:/{_CORE_SEGMENT})*/{_not_dots(_CORE_CHARS, True)}$"   # a file or folder in it
+CORE_ENTRY = f"^/memories(?:/{_CORE_SEGMENT})*/{_not_dots(_CORE_CHARS, True, MAX_NAME_CHARS)}$"   # a file or folder in it
 # A character str.strip() keeps: Python's whitespace spelled out, since "\s" means three different sets in
 # Python, in pydantic's Rust regex and in JSON Schema's ECMA-262 (U+001C-1F, U+0085). Not anchored.
 WORDS = r"[^\t\n\x0b\x0c\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"
@@ -84,7 +88,7 @@ Ident = Annotated[str, Field(min_length=1, max_length=MAX_ID_CHARS, pattern=WORD
 Role = Literal[ROLES]
 Namespace = Annotated[str, Field(pattern=NAMESPACE, max_length=150,
                                  description="user, organization, project, agent:<id>, chat:<id> or project:<id>")]
-CorePathText = Annotated[str, Field(pattern=CORE_ENTRY, max_length=1024, description="a file or folder under "
+CorePathText = Annotated[str, Field(pattern=CORE_ENTRY, max_length=MAX_PATH_CHARS, description="a file or folder under "
                                     "/memories", examples=["/memories/preferences.md"])]
 Query_ = Annotated[str, Field(min_length=1, max_length=MAX_QUERY_CHARS, pattern=WORDS)]
 
@@ -122,7 +126,7 @@ def namespace_query(default: str | None = "user") -> object:
 
 
 def core_path_query(default=..., root: bool = False) -> object:
-    return Query(default, pattern=CORE_PATH if root else CORE_ENTRY, max_length=1024,
+    return Query(default, pattern=CORE_PATH if root else CORE_ENTRY, max_length=MAX_PATH_CHARS,
                  description="a path under /memories")
 
 
