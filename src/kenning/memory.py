@@ -105,6 +105,10 @@ class Memory:
             from .extract.parse import ParseExtractor
 
             extractor = ParseExtractor(budget_seconds=self.settings.extract_budget_seconds)
+        elif extractor == "learned":
+            from .extract.learned.extractor import LearnedExtractor
+
+            extractor = LearnedExtractor()
         elif isinstance(extractor, str):
             from .extract.llm import build_extractor  # "openai", "anthropic"; anything else: ConfigError
 

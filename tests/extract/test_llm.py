@@ -622,7 +622,7 @@ def test_missing_configuration_names_the_variable(monkeypatch, env, provider, ne
 
 
 def test_unknown_extractor_and_bad_urls():
-    with pytest.raises(ConfigError, match="'parse', 'openai', 'anthropic'"):
+    with pytest.raises(ConfigError, match="'parse', 'learned', 'openai', 'anthropic'"):
         Memory(":memory:", embedder=None, extractor="gpt")
     with pytest.raises(ConfigError, match="KENNING_LLM_BASE_URL"):
         OpenAIExtractor(base_url="localhost:11434", model="m")

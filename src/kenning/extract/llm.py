@@ -660,7 +660,7 @@ def build_extractor(name: str, settings: Settings) -> Extractor:
         from .anthropic import AnthropicExtractor
 
         return AnthropicExtractor.from_settings(settings)
-    raise ConfigError(f"unknown extractor {name!r}; pass 'parse', 'openai', 'anthropic' or an Extractor")
+    raise ConfigError(f"unknown extractor {name!r}; pass 'parse', 'learned', 'openai', 'anthropic' or an Extractor")
 
 
 def missing_settings(provider: str, pairs: list[tuple[str, Any, str]]) -> None:

@@ -1,0 +1,162 @@
+"""Train the learned extractor from the labelled corpus (deterministic seed; minutes on 2 cores).
+
+    python -m kenning.extract.learned.train [--corpus data/corpus] [--out src/kenning/extract/learned/model]
+
+1. Two recognizers, each trained on half of the training split, tag the other half: their candidates
+   (right or wrong, as an unseen message would get them) are the keep model's examples.
+2. The status model learns from every labelled fact of the training split.
+3. The shipped recognizer is trained on the whole training split, its epoch chosen on the calibration split.
+4. The keep probability is calibrated (Platt) on the calibration split's candidates, so it can serve as
+   the fact's confidence.
+5. The test split, which nothing above has seen, is scored per class and written beside the weights.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+
+import numpy as np
+
+from . import corpus, tagger, verifier
+from .corpus import Item
+
+MODEL = Path(__file__).resolve().parent / "model"
+ROOT = Path(__file__).resolve().parents[4]
+
+
+def _half(unit: str) -> int:
+    return int(hashlib.sha1(("half:" + unit).encode()).hexdigest()[:4], 16) % 2
+
+
+def candidates(nlp, items: list[Item]):
+    """(doc, span, class, the gold label it matches or None) for every span the recognizer finds."""
+    out = []
+    for doc, item in zip(tagger.predict(nlp, [i.text for i in items]), items):
+        gold = list(item.labels)
+        for ent in doc.ents:
+            match = next((g for g in gold if g.cls == ent.label_ and g.start < ent.end_char and ent.start_char < g.end),
+                         None)
+            if match is not None:
+                gold.remove(match)
+            out.append((doc, ent, ent.label_, match))
+    return out
+
+
+def gold_rows(nlp, items: list[Item]):
+    """Feature rows of every labelled fact (its span as the recognizer would have found it), with its status."""
+    rows, labels = [], []
+    for doc, item in zip(nlp.pipe([i.text for i in items], batch_size=64), items):
+        for label in item.labels:
+            span = doc.char_span(label.start, label.end, alignment_mode="expand")
+            if span is None or not len(span):
+                continue
+            rows.append(verifier.vector(verifier.names(doc, span, label.cls)))
+            labels.append(label.status)
+    return rows, labels
+
+
+def platt(scores: np.ndarray, labels: np.ndarray) -> tuple[float, float]:
+    """(a, b) so that sigmoid(a * logit(p) + b) is calibrated on these candidates."""
+    from sklearn.linear_model import LogisticRegression
+
+    p = np.clip(scores, 1e-6, 1 - 1e-6)
+    logit = np.log(p / (1 - p)).reshape(-1, 1)
+    model = LogisticRegression(C=1e6, max_iter=1000).fit(logit, labels)
+    return float(model.coef_[0][0]), float(model.intercept_[0])
+
+
+def evaluate(extract, items: list[Item]) -> dict:
+    """Per class and overall: a fact is found when a kept candidate of its class overlaps it; ``status``
+    counts those whose status is right too."""
+    per = defaultdict(Counter)
+    for item in items:
+        found = extract(item.text)
+        gold = list(item.labels)
+        for start, end, cls, status, _ in found:
+            match = next((g for g in gold if g.cls == cls and g.start < end and start < g.end), None)
+            if match is None:
+                per[cls]["fp"] += 1
+                continue
+            gold.remove(match)
+            per[cls]["tp"] += 1
+            per[cls]["status_ok"] += match.status == status
+        for g in gold:
+            per[g.cls]["fn"] += 1
+    total = sum(per.values(), Counter())
+
+    def row(c: Counter) -> dict:
+        p = c["tp"] / (c["tp"] + c["fp"]) if c["tp"] + c["fp"] else None
+        r = c["tp"] / (c["tp"] + c["fn"]) if c["tp"] + c["fn"] else None
+        return {"precision": None if p is None else round(p, 3), "recall": None if r is None else round(r, 3),
+                "status_accuracy": round(c["status_ok"] / c["tp"], 3) if c["tp"] else None,
+                "facts": c["tp"] + c["fn"], "found": c["tp"] + c["fp"]}
+    return {"overall": row(total), "classes": {cls: row(c) for cls, c in sorted(per.items())}}
+
+
+def main(argv=None) -> dict:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--corpus", type=Path, default=ROOT / "data" / "corpus")
+    ap.add_argument("--out", type=Path, default=MODEL)
+    ap.add_argument("--epochs", type=int, default=20)
+    ap.add_argument("--fold-epochs", type=int, default=12)
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args(argv)
+    began = time.perf_counter()
+    items = corpus.load(args.corpus)
+    labels = corpus.classes()
+    train = [i for i in items if i.split == "train"]
+    calibration = [i for i in items if i.split == "calibration"]
+    test = [i for i in items if i.split == "test"]
+    print(f"corpus: {len(items)} messages ({len(train)} train, {len(calibration)} calibration, {len(test)} test)",
+          flush=True)
+
+    keep_rows, keep_labels = [], []
+    for half in (0, 1):
+        fold_nlp = tagger.base_pipeline()
+        seen = [i for i in train if _half(i.unit) != half]
+        unseen = [i for i in train if _half(i.unit) == half]
+        tagger.train(fold_nlp, seen, labels, epochs=args.fold_epochs, seed=args.seed + half,
+                     log=lambda r: print("fold", half, r, flush=True))
+        for doc, span, cls, match in candidates(fold_nlp, unseen):
+            keep_rows.append(verifier.vector(verifier.names(doc, span, cls)))
+            keep_labels.append(int(match is not None))
+    nlp = tagger.base_pipeline()
+    history = tagger.train(nlp, train, labels, epochs=args.epochs, seed=args.seed, dev=calibration,
+                           log=lambda r: print("final", r, flush=True))
+    status_rows, status_labels = gold_rows(nlp, train)
+    model = verifier.fit(keep_rows, keep_labels, status_rows, status_labels, seed=args.seed)
+
+    cal = candidates(nlp, calibration)
+    raw = np.array([model.judge(doc, span, cls)[0] for doc, span, cls, _ in cal])
+    truth = np.array([int(m is not None) for *_, m in cal])
+    model.calibration = platt(raw, truth)   # raw: the uncalibrated model's probabilities (calibration (1, 0))
+
+    args.out.mkdir(parents=True, exist_ok=True)
+    nlp.get_pipe(tagger.COMPONENT).to_disk(args.out / tagger.COMPONENT)
+    model.save(args.out)
+
+    from .extractor import LearnedExtractor
+
+    extractor = LearnedExtractor(args.out)
+    scores = {"test": evaluate(extractor.spans, test), "calibration": evaluate(extractor.spans, calibration)}
+    curve = []
+    for threshold in (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8):
+        extractor.threshold = threshold
+        overall = evaluate(extractor.spans, test)["overall"]
+        curve.append({"threshold": threshold, "precision": overall["precision"], "recall": overall["recall"]})
+    meta = {"corpus_messages": len(items), "splits": {"train": len(train), "calibration": len(calibration),
+                                                      "test": len(test)},
+            "seed": args.seed, "epochs": args.epochs, "tagger_history": history["history"],
+            "keep_examples": len(keep_rows), "status_examples": len(status_rows),
+            "seconds": round(time.perf_counter() - began, 1), "scores": scores, "precision_recall": curve}
+    (args.out / "training.json").write_text(json.dumps(meta, indent=1) + "\n")
+    print(json.dumps({"test": scores["test"]["overall"], "curve": curve, "seconds": meta["seconds"]}, indent=1))
+    return meta
+
+
+if __name__ == "__main__":
+    main()
