@@ -7,6 +7,7 @@ phrase of its sentence, ``past`` an event (or, for a state, one that is over), `
 """
 from __future__ import annotations
 
+import json
 import threading
 import tomllib
 from datetime import datetime
@@ -42,7 +43,9 @@ class LearnedExtractor(Extractor):
         self.folder, self.threshold = folder, threshold
         self.rows = vocabulary()
         self._nlp = tagger.base_pipeline()
-        facts = tagger.add_tagger(self._nlp, [])
+        shape_file = folder / "tagger.json"   # the recognizer's shape, as trained
+        shape = json.loads(shape_file.read_text()) if shape_file.exists() else {}
+        facts = tagger.add_tagger(self._nlp, [], hidden_width=shape.get("hidden_width", 64))
         facts.from_disk(folder / tagger.COMPONENT)
         self.verifier = Verifier.load(folder)
         self._lock = threading.Lock()

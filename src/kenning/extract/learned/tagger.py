@@ -33,9 +33,10 @@ def base_pipeline():
     return spacy.load(Path(parse_nlp.load().path), exclude=["ner"])
 
 
-def add_tagger(nlp, labels: Iterable[str]):
+def add_tagger(nlp, labels: Iterable[str], hidden_width: int = 64):
     """The recognizer, with its own copy of the pipeline's token layer."""
-    facts = nlp.add_pipe("ner", name=COMPONENT, config=CONFIG)
+    config = {"model": {**CONFIG["model"], "hidden_width": hidden_width}}
+    facts = nlp.add_pipe("ner", name=COMPONENT, config=config)
     nlp.replace_listeners("tok2vec", COMPONENT, ["model.tok2vec"])
     for label in labels:
         facts.add_label(label)
@@ -67,14 +68,14 @@ def examples(nlp, items: list[Item]):
 
 
 def train(nlp, items: list[Item], labels: list[str], *, epochs: int = 20, seed: int = 0, dev: list[Item] | None = None,
-          log=print) -> dict:
+          log=print, hidden_width: int = 64, drop: float = 0.2, batch: int = 16) -> dict:
     """Fine-tune the recognizer on ``items``; with ``dev``, keep the epoch whose dev F1 was best."""
     import spacy
     from spacy.util import minibatch
 
     spacy.util.fix_random_seed(seed)
     rng = random.Random(seed)
-    facts = add_tagger(nlp, labels)
+    facts = add_tagger(nlp, labels, hidden_width)
     train_examples = examples(nlp, items)
     token_layer = facts.model.get_ref("tok2vec").to_bytes()
     facts.initialize(lambda: train_examples, nlp=nlp)
@@ -86,9 +87,9 @@ def train(nlp, items: list[Item], labels: list[str], *, epochs: int = 20, seed: 
         rng.shuffle(train_examples)
         losses: dict = {}
         with nlp.select_pipes(enable=[COMPONENT]):
-            for batch in minibatch(train_examples, size=16):
-                nlp.update(batch, sgd=optimizer, drop=0.2, losses=losses)
-        row = {"epoch": epoch + 1, "loss": round(losses.get(COMPONENT, 0.0), 1),
+            for group in minibatch(train_examples, size=batch):
+                nlp.update(group, sgd=optimizer, drop=drop, losses=losses)
+        row = {"epoch": epoch + 1, "loss": round(float(losses.get(COMPONENT, 0.0)), 1),
                "seconds": round(time.perf_counter() - began, 1)}
         if dev:
             row.update(score(nlp, dev))

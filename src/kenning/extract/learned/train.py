@@ -104,7 +104,16 @@ def main(argv=None) -> dict:
     ap.add_argument("--epochs", type=int, default=20)
     ap.add_argument("--fold-epochs", type=int, default=12)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--hidden-width", type=int, default=128)
+    ap.add_argument("--drop", type=float, default=0.1)
+    ap.add_argument("--batch", type=int, default=8)
+    ap.add_argument("--score-only", action="store_true", help="score the model in --out again, train nothing")
     args = ap.parse_args(argv)
+    if args.score_only:
+        previous = args.out / "training.json"
+        meta = json.loads(previous.read_text()) if previous.exists() else {}
+        return report(args.out, corpus.load(args.corpus), {k: v for k, v in meta.items()
+                                                           if k not in ("scores", "precision_recall")})
     began = time.perf_counter()
     items = corpus.load(args.corpus)
     labels = corpus.classes()
@@ -114,19 +123,20 @@ def main(argv=None) -> dict:
     print(f"corpus: {len(items)} messages ({len(train)} train, {len(calibration)} calibration, {len(test)} test)",
           flush=True)
 
+    shape = {"hidden_width": args.hidden_width, "drop": args.drop, "batch": args.batch}
     keep_rows, keep_labels = [], []
     for half in (0, 1):
         fold_nlp = tagger.base_pipeline()
         seen = [i for i in train if _half(i.unit) != half]
         unseen = [i for i in train if _half(i.unit) == half]
         tagger.train(fold_nlp, seen, labels, epochs=args.fold_epochs, seed=args.seed + half,
-                     log=lambda r: print("fold", half, r, flush=True))
+                     log=lambda r: print("fold", half, r, flush=True), **shape)
         for doc, span, cls, match in candidates(fold_nlp, unseen):
             keep_rows.append(verifier.vector(verifier.names(doc, span, cls)))
             keep_labels.append(int(match is not None))
     nlp = tagger.base_pipeline()
     history = tagger.train(nlp, train, labels, epochs=args.epochs, seed=args.seed, dev=calibration,
-                           log=lambda r: print("final", r, flush=True))
+                           log=lambda r: print("final", r, flush=True), **shape)
     status_rows, status_labels = gold_rows(nlp, train)
     model = verifier.fit(keep_rows, keep_labels, status_rows, status_labels, seed=args.seed)
 
@@ -137,24 +147,35 @@ def main(argv=None) -> dict:
 
     args.out.mkdir(parents=True, exist_ok=True)
     nlp.get_pipe(tagger.COMPONENT).to_disk(args.out / tagger.COMPONENT)
+    (args.out / "tagger.json").write_text(json.dumps({"hidden_width": args.hidden_width}) + "\n")
     model.save(args.out)
 
-    from .extractor import LearnedExtractor
+    meta = {"corpus_messages": len(items), "splits": {"train": len(train), "calibration": len(calibration),
+                                                      "test": len(test)},
+            "seed": args.seed, "epochs": args.epochs, "fold_epochs": args.fold_epochs, **shape,
+            "tagger_history": history["history"], "keep_examples": len(keep_rows),
+            "status_examples": len(status_rows), "seconds": round(time.perf_counter() - began, 1)}
+    return report(args.out, items, meta)
 
-    extractor = LearnedExtractor(args.out)
-    scores = {"test": evaluate(extractor.spans, test), "calibration": evaluate(extractor.spans, calibration)}
+
+def report(folder: Path, items: list[Item], meta: dict) -> dict:
+    """Score the model in ``folder`` on the test and calibration splits, with its precision-recall curve
+    over the keep threshold, and write it all to ``training.json`` beside the weights."""
+    from .extractor import THRESHOLD, LearnedExtractor
+
+    extractor = LearnedExtractor(folder)
+    test = [i for i in items if i.split == "test"]
+    scores = {"test": evaluate(extractor.spans, test),
+              "calibration": evaluate(extractor.spans, [i for i in items if i.split == "calibration"])}
     curve = []
     for threshold in (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8):
         extractor.threshold = threshold
         overall = evaluate(extractor.spans, test)["overall"]
         curve.append({"threshold": threshold, "precision": overall["precision"], "recall": overall["recall"]})
-    meta = {"corpus_messages": len(items), "splits": {"train": len(train), "calibration": len(calibration),
-                                                      "test": len(test)},
-            "seed": args.seed, "epochs": args.epochs, "tagger_history": history["history"],
-            "keep_examples": len(keep_rows), "status_examples": len(status_rows),
-            "seconds": round(time.perf_counter() - began, 1), "scores": scores, "precision_recall": curve}
-    (args.out / "training.json").write_text(json.dumps(meta, indent=1) + "\n")
-    print(json.dumps({"test": scores["test"]["overall"], "curve": curve, "seconds": meta["seconds"]}, indent=1))
+    meta = {**meta, "threshold": THRESHOLD, "scores": scores,
+            "precision_recall": curve}
+    (folder / "training.json").write_text(json.dumps(meta, indent=1) + "\n")
+    print(json.dumps({"test": scores["test"]["overall"], "curve": curve}, indent=1))
     return meta
 
 

@@ -1,0 +1,109 @@
+"""The learned extractor (issue 32): its vocabulary, its corpus, its verifier, and the shipped model scored
+on the corpus's test split, class by class, against the figures recorded when it was trained."""
+from __future__ import annotations
+
+import json
+import tomllib
+from collections import Counter
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+from kenning.extract.learned import corpus, verifier
+from kenning.extract.learned.extractor import MODEL, LearnedExtractor
+from kenning.extract.learned.train import evaluate
+from kenning.model import ENTITY_TYPES
+
+ROOT = Path(__file__).resolve().parents[2]
+CORPUS = ROOT / "data" / "corpus"
+KINDS = {"attribute", "relation", "preference", "possession", "skill", "routine", "plan", "event", "health"}
+
+
+@pytest.fixture(scope="module")
+def items():
+    return corpus.load(CORPUS)
+
+
+@pytest.fixture(scope="module")
+def extractor():
+    return LearnedExtractor()
+
+
+def test_every_vocabulary_row_is_complete():
+    with open(corpus.VOCABULARY, "rb") as f:
+        rows = tomllib.load(f)["fact"]
+    assert len({r["class"] for r in rows}) == len(rows)
+    for row in rows:
+        assert row["kind"] in KINDS, row["class"]
+        assert row["cardinality"] in ("one", "many"), row["class"]
+        assert row["object"] == "value" or row["object"] in ENTITY_TYPES, row["class"]
+        assert row["predicate"] and row["examples"], row["class"]
+        for example in row["examples"]:
+            sentence, _, obj = example.partition(" -> ")
+            assert obj and obj in sentence, example
+
+
+def test_the_corpus_is_whole_and_every_class_is_taught(items):
+    assert len(items) >= 4_000
+    counts = Counter(label.cls for item in items for label in item.labels)
+    assert set(counts) == set(corpus.classes()), set(corpus.classes()) - set(counts)
+    assert min(counts.values()) >= 5, counts.most_common()[-5:]
+    assert sum(1 for i in items if not i.labels) / len(items) > 0.1          # messages with nothing durable
+    assert len({i.unit for i in items if "." in i.id}) >= 500                  # multi-turn sequences
+    statuses = Counter(label.status for item in items for label in item.labels)
+    assert set(statuses) == set(corpus.STATUSES)
+
+
+def test_splits_are_stable_and_a_sequence_stays_in_one(items):
+    assert corpus.split_of("w1-0001") == corpus.split_of("w1-0001")
+    assert [corpus.split_of(f"x{i}") for i in range(8)] == [corpus.split_of(f"x{i}") for i in range(8)]
+    by_unit: dict[str, set[str]] = {}
+    for item in items:
+        by_unit.setdefault(item.unit, set()).add(item.split)
+    assert all(len(s) == 1 for s in by_unit.values())
+    shares = Counter(i.split for i in items)
+    assert 0.1 < shares["test"] / len(items) < 0.2
+
+
+def test_a_label_outside_its_text_is_refused(tmp_path):
+    from kenning import InputError
+
+    (tmp_path / "w9").mkdir()
+    (tmp_path / "w9" / "m.jsonl").write_text(json.dumps(
+        {"id": "w9-1", "text": "I live in Oslo", "facts": [{"class": "lives_in", "object": "Bergen",
+                                                             "status": "current", "time": None}]}) + "\n")
+    with pytest.raises(InputError, match="not in the text"):
+        corpus.load(tmp_path)
+
+
+def test_the_verifier_saves_and_loads_what_it_learned(tmp_path):
+    rows = [verifier.vector([f"c=a", f"w={i % 3}"]) for i in range(30)]
+    keep = [int(i % 3 == 0) for i in range(30)]
+    statuses = [("current", "ended", "plan")[i % 3] for i in range(30)]
+    fitted = verifier.fit(rows, keep, rows, statuses)
+    fitted.save(tmp_path)
+    again = verifier.Verifier.load(tmp_path)
+    import numpy as np
+
+    assert np.allclose(again.keep_w, fitted.keep_w) and np.allclose(again.status_w, fitted.status_w)
+
+
+def test_the_shipped_model_holds_its_recorded_scores_class_by_class(items, extractor):
+    """The regression guard: each class's recall and precision on the test split (which training never
+    saw) may not fall below what was recorded when the shipped weights were trained."""
+    recorded = json.loads((MODEL / "training.json").read_text())["scores"]["test"]["classes"]
+    now = evaluate(extractor.spans, [i for i in items if i.split == "test"])["classes"]
+    worse = {cls: (now[cls], was) for cls, was in recorded.items() if cls in now and any(
+        was[k] is not None and (now[cls][k] or 0.0) < was[k] - 0.02 for k in ("recall", "precision"))}
+    assert not worse, worse
+
+
+def test_candidates_carry_the_vocabulary(extractor):
+    at = datetime(2026, 6, 1, tzinfo=timezone.utc)
+    out = extractor.extract_many(["I live in Lisbon with my wife Ana and our dog Rufus.", "What is 5 miles in km?"],
+                                 at=[at, at])
+    assert out[1] == []
+    for cand in out[0]:
+        assert cand.subject == "user" and 0.0 < cand.confidence <= 1.0
+        assert cand.object in "I live in Lisbon with my wife Ana and our dog Rufus."
