@@ -24,6 +24,8 @@ def d(y, m, day, h=0, mi=0):
     ("2 years ago", d(2024, 7, 10, 9, 30)),
     ("yesterday", d(2026, 7, 9, 9, 30)),
     ("since 2019", d(2019, 1, 1)),
+    ("for about six years", d(2020, 7, 10, 9, 30)),
+    ("for almost 3 months", d(2026, 4, 10, 9, 30)),
     ("in 2019", d(2019, 1, 1)),
     ("since March", d(2026, 3, 1)),
     ("last weekend", d(2026, 7, 4)),

@@ -41,7 +41,9 @@ PATTERNS = [
     ("this_weekend", r"\b(?:this|over the|on the) weekend\b"),
     ("this_now", r"\bthis (?P<unit>week|month|year)\b"),
     ("in_n", rf"\bin {_NUM} (?P<unit>day|week|month|year)s?\b"),
-    ("for_n", rf"\bfor (?:the (?:past|last) )?{_NUM} (?P<unit>day|week|month|year)s?\b"),
+    # "for about six years": an approximate duration dates a start as the exact one does
+    ("for_n", rf"\bfor (?:the (?:past|last) )?(?:(?:about|around|roughly|approximately|nearly|almost|over|"
+              rf"more than|close to|some|just over|just under) )?{_NUM} (?P<unit>day|week|month|year)s?\b"),
     ("weekday", r"\b(?P<prep>last|next|this|on|since|starting|from) (?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b"),
     ("yesterday", r"\b(?:yesterday|last night)\b"),
     ("tomorrow", r"\btomorrow\b"),
