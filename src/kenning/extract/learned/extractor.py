@@ -8,7 +8,6 @@ phrase of its sentence, ``past`` an event (or, for a state, one that is over), `
 from __future__ import annotations
 
 import json
-import threading
 import tomllib
 from datetime import datetime
 from pathlib import Path
@@ -48,7 +47,6 @@ class LearnedExtractor(Extractor):
         facts = tagger.add_tagger(self._nlp, [], hidden_width=shape.get("hidden_width", 64))
         facts.from_disk(folder / tagger.COMPONENT)
         self.verifier = Verifier.load(folder)
-        self._lock = threading.Lock()
 
     def _judged(self, docs):
         for doc in docs:

@@ -32,17 +32,22 @@ def _half(unit: str) -> int:
     return int(hashlib.sha1(("half:" + unit).encode()).hexdigest()[:4], 16) % 2
 
 
+def take(gold: list, cls: str, start: int, end: int):
+    """The first label of ``gold`` of class ``cls`` overlapping [start, end), removed from ``gold`` (each
+    label is found once); None when there is none."""
+    match = next((g for g in gold if g.cls == cls and g.start < end and start < g.end), None)
+    if match is not None:
+        gold.remove(match)
+    return match
+
+
 def candidates(nlp, items: list[Item]):
     """(doc, span, class, the gold label it matches or None) for every span the recognizer finds."""
     out = []
     for doc, item in zip(tagger.predict(nlp, [i.text for i in items]), items):
         gold = list(item.labels)
         for ent in doc.ents:
-            match = next((g for g in gold if g.cls == ent.label_ and g.start < ent.end_char and ent.start_char < g.end),
-                         None)
-            if match is not None:
-                gold.remove(match)
-            out.append((doc, ent, ent.label_, match))
+            out.append((doc, ent, ent.label_, take(gold, ent.label_, ent.start_char, ent.end_char)))
     return out
 
 
@@ -77,11 +82,10 @@ def evaluate(extract, items: list[Item]) -> dict:
         found = extract(item.text)
         gold = list(item.labels)
         for start, end, cls, status, _ in found:
-            match = next((g for g in gold if g.cls == cls and g.start < end and start < g.end), None)
+            match = take(gold, cls, start, end)
             if match is None:
                 per[cls]["fp"] += 1
                 continue
-            gold.remove(match)
             per[cls]["tp"] += 1
             per[cls]["status_ok"] += match.status == status
         for g in gold:
