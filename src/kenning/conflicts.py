@@ -10,16 +10,11 @@ from __future__ import annotations
 from . import predicates as preds
 from .model import Fact
 
-PARTNER_PREDICATES = frozenset({"has wife", "has husband", "has partner", "has girlfriend", "has boyfriend",
-                                "has fiance", "has fiancee", "has spouse", "is married to", "is dating",
-                                "is engaged to", "is in a relationship with"})
-DIET_EXCLUDES = {
-    "vegetarian": frozenset("meat fish chicken beef pork lamb bacon seafood shellfish turkey ham steak "
-                            "salmon tuna sausage shrimp prawn red".split()),
-    "pescatarian": frozenset("meat chicken beef pork lamb bacon turkey ham steak sausage red".split()),
-}
-DIET_EXCLUDES["vegan"] = DIET_EXCLUDES["vegetarian"] | frozenset(
-    "cheese dairy milk egg butter honey yogurt cream".split())
+from .vocabulary import load as _vocabulary
+
+_PARTNER = _vocabulary().row("partner")
+PARTNER_PREDICATES = frozenset(_PARTNER.slot) | (frozenset(_PARTNER.related) - {"has relationship status"})
+DIET_EXCLUDES = _vocabulary().diet_excludes
 STOP = frozenset("""the a an my our your his her their of to in on at for with and or from up off out
  user has have does is am are was were be been being not no some any this that these those""".split())
 

@@ -1,4 +1,4 @@
-"""Predicate vocabulary: normal forms, one-value slots, and opposites.
+"""Predicates: normal forms, one-value slots, plans and opposites, read from the fact vocabulary.
 
 A predicate is the slot key. One-value slots (``lives in``) hold one live value
 and a new value supersedes the old; many-value slots (``likes``) accumulate.
@@ -10,70 +10,24 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
-ONE_VALUE = frozenset({
-    "lives in", "works at", "works as", "is named", "is aged", "is from", "was born in",
-    "was born on", "studies at", "is married to", "has wife", "has husband", "has partner",
-    "has girlfriend", "has boyfriend", "follows diet", "has relationship status", "drives",
-    "has pronouns", "is in time zone", "birthday is", "goes by", "has fiance",
-    "has fiancee", "has spouse",
-})
+from .vocabulary import load as _vocabulary
+
+_V = _vocabulary()
+ONE_VALUE = _V.one_value      # every one-value row's predicate and aliases (kenning/vocabulary/facts.toml)
 NEGATION_PREFIXES = ("does not ", "is not ", "has not ", "never ", "cannot ", "will not ")
-SYNONYMS = {
-    "resides in": "lives in", "is living in": "lives in", "is based in": "lives in",
-    "stays in": "lives in", "live in": "lives in", "lived in": "lives in",
-    "works for": "works at", "is employed at": "works at", "is employed by": "works at",
-    "work at": "works at", "is working at": "works at",
-    "loves": "likes", "enjoys": "likes", "adores": "likes", "is into": "likes",
-    "is a fan of": "likes", "really likes": "likes", "like": "likes", "love": "likes",
-    "hates": "dislikes", "detests": "dislikes", "cannot stand": "dislikes", "loathes": "dislikes",
-    "does not like": "dislikes", "does not enjoy": "dislikes",
-    "comes from": "is from", "is originally from": "is from",
-    "is called": "is named", "name is": "is named", "has name": "is named", "full name is": "is named",
-    "is nicknamed": "goes by", "has nickname": "goes by", "nickname is": "goes by", "prefers to be called": "goes by",
-    "likes to be called": "goes by", "wants to be called": "goes by", "is known as": "goes by",
-    "age is": "is aged", "is age": "is aged",
-    "moved to": "lives in", "moves to": "lives in", "is moving to": "lives in", "will move to": "lives in",
-    "will live in": "lives in", "relocated to": "lives in", "is relocating to": "lives in",
-    "is starting at": "works at", "starts at": "works at", "will work at": "works at", "joined": "works at",
-    "is joining": "works at", "will start at": "works at",
-    "is vegetarian": "follows diet", "is vegan": "follows diet", "is pescatarian": "follows diet",
-    "has diet": "follows diet", "diet is": "follows diet",
-    "is engaged to": "has fiance",
-    "was diagnosed with": "has condition", "is diagnosed with": "has condition",
-    "suffers from": "has condition",
-}
-DIETS = frozenset({"vegetarian", "vegan", "pescatarian", "flexitarian", "keto", "paleo", "halal", "kosher",
-                   "gluten free", "gluten-free", "plant based", "plant-based", "carnivore"})
+SYNONYMS = _V.synonyms
+DIETS = frozenset(_V.diets)
 
 # The people (and pets) of a user's life, as the first word of a predicate about them ("mother lives in",
 # "sister ana works as"). Those a person has one of at a time make such a predicate one-value without a name.
-RELATIONS = frozenset("""mother mom mum father dad parents parent wife husband partner spouse fiance fiancee
- boyfriend girlfriend son sons daughter daughters child children kid kids sister sisters brother brothers
- sibling siblings grandmother grandma granny grandfather grandpa grandparents grandson granddaughter
- grandchild grandchildren aunt uncle cousin niece nephew friend friends boss manager colleague coworker
- roommate flatmate neighbour neighbor stepmother stepfather stepson stepdaughter dog cat pet puppy kitten
- horse rabbit parrot""".split())
-UNIQUE_RELATIONS = frozenset("mother mom mum father dad wife husband partner spouse fiance fiancee boyfriend "
-                             "girlfriend boss manager".split())
+RELATIONS = _V.people
+UNIQUE_RELATIONS = _V.one_at_a_time
 
 # What a plan for a slot is called while it is only intended: "lives in · portland" from 1 March is
 # "plans to move to · portland" until then. A state predicate (a slot that holds until it changes) takes
 # its future value from the plan's date; any other plan is a one-off occurrence with a window.
-INTENTIONS = {
-    "lives in": "plans to move to", "works at": "plans to start at", "works as": "plans to work as",
-    "studies at": "plans to study at", "is married to": "plans to marry", "has wife": "plans to marry",
-    "has husband": "plans to marry", "owns": "plans to buy", "drives": "plans to drive",
-    "follows diet": "plans to go", "has pet": "plans to get", "has dog": "plans to get",
-    "has cat": "plans to get", "is retired": "plans to retire", "is learning": "plans to learn",
-    "studies": "plans to study", "speaks": "plans to learn",
-}
-STATE_KINDS = {
-    "lives in": "attribute", "works at": "attribute", "works as": "attribute", "studies at": "attribute",
-    "is married to": "relation", "has wife": "relation", "has husband": "relation", "owns": "possession",
-    "drives": "possession", "follows diet": "attribute", "has pet": "relation", "has dog": "relation",
-    "has cat": "relation", "is retired": "attribute", "is learning": "skill", "studies": "skill",
-    "speaks": "skill", "goes by": "attribute", "is named": "attribute",
-}
+INTENTIONS = _V.intentions
+STATE_KINDS = {**_V.state_kinds, **{p: r.state_kind for r in _V.rows if r.cardinality == "one" for p in r.slot}}
 # Verbs of a one-off occurrence (a trip, a visit, a race, a wedding, an appointment): a plan of one of them
 # happens over a window that ends, where a plan of another verb starts something that lasts.
 OCCURRENCE_VERBS = frozenset("""fly visit travel attend run race stay go see meet celebrate host throw perform
@@ -98,7 +52,7 @@ def is_occurrence(predicate: str) -> bool:
 STATE_AFTER_EVENT = {"got married to": "is married to", "married": "is married to", "got engaged to": "has fiance",
                      "moved to": "lives in", "adopted": "has pet", "retired from": "is retired from"}
 
-OPPOSITES = {"likes": "dislikes", "dislikes": "likes"}
+OPPOSITES = _V.opposites
 
 _PUNCT = re.compile(r"[^\w\s'/+#&-]")
 _SPACE = re.compile(r"\s+")

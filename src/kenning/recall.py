@@ -21,7 +21,7 @@ from datetime import datetime
 
 import numpy as np
 
-from . import timeutil, when
+from . import timeutil, vocabulary, when
 from .embed.base import Embedder
 from .model import Episode, Fact, MessageHit, Note, RecallItem, RecallResult, Scope
 from .store.base import FactQuery, Store
@@ -47,34 +47,11 @@ DIRECT = re.compile(r"\s*(?:and\s+|so\s+)?(?:where|what|who|whom|which|how)\b")
 PAST = re.compile(r"\b(?:did|was|were|had|used\s+to|ago|before|previously|formerly|first|last\s+\w+)\b", re.I)
 MIN_COSINE = 0.2    # a message or note this far from the query is unrelated to it (facts are few and
                     # distilled: a broad "what do you know about the user" should still list them)
-# Questions name slots in words of their own; map the common ones to predicates. The flag marks a
-# slot that holds the person's present state (where they live, whom they live with, what they do):
-# asked about directly, its live fact is the answer, above older messages naming other values.
-SLOT_HINTS = [
-    (r"\b(?:live|living|lives|reside|home|city|based|address|moved?)\b", ("lives in", "lives with"), True),
-    (r"\b(?:work|works|job|employer|company|profession|occupation|career|do for a living)\b",
-     ("works at", "works as", "works for", "works in"), True),
-    (r"\b(?:allerg\w*|intoleran\w*)\b", ("is allergic to", "is intolerant to"), True),
-    (r"\b(?:kids?|children|child|sons?|daughters?)\b", ("has child", "has son", "has daughter"), True),
-    (r"\b(?:wife|husband|partner|spouse|married|engaged|relationship|boyfriend|girlfriend|dating|seeing|single)\b",
-     ("has wife", "has husband", "has partner", "is married to", "is engaged to", "has relationship status"), True),
-    (r"\b(?:sisters?|brothers?|siblings?|mum|mom|mother|dad|father|parents?|family)\b",
-     ("has sister", "has brother", "has mother", "has father", "lives with"), True),
-    (r"\b(?:name|called)\b", ("is named",), True),
-    (r"\b(?:age|old|born)\b", ("is aged", "was born on", "was born in"), True),
-    (r"\b(?:from|origin|grew up|hometown)\b", ("is from", "grew up in", "was born in"), False),
-    (r"\b(?:languages?|speak)\b", ("speaks", "is fluent in", "is learning"), False),
-    (r"\b(?:eat|diet|food|vegetarian|vegan|drink)\b",
-     ("follows diet", "does not eat", "is vegetarian", "eats", "does not drink", "is allergic to", "likes"), True),
-    (r"\b(?:health|condition|diagnos\w*|illness|ill|sick|medication|medicine|disease|symptoms?)\b",
-     ("has condition", "takes", "is allergic to"), True),
-    (r"\b(?:pets?|dogs?|cats?)\b", ("has dog", "has cat", "has pet", "has"), True),
-    (r"\b(?:study|studies|university|degree|school|college)\b", ("studies", "studies at"), True),
-    (r"\b(?:drive|car)\b", ("drives", "owns"), False),
-    (r"\b(?:prefer|prefers|preference|preferences|like|likes|enjoy|favorite|favourite|hobbies|hobby|love)\b",
-     ("prefers", "likes", "is interested in"), False),
-    (r"\b(?:goal|goals|want|plans?|training|saving)\b", ("wants to", "is training for", "is saving for"), False),
-]
+# Questions name slots in words of their own: each vocabulary row's question words map to its predicates
+# (kenning/vocabulary/facts.toml). The flag marks a slot that holds the person's present state (where they
+# live, whom they live with, what they do): asked about directly, its live fact is the answer, above older
+# messages naming other values.
+SLOT_HINTS = vocabulary.load().slot_hints()
 
 
 @functools.lru_cache(maxsize=1)

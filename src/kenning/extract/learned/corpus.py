@@ -9,15 +9,16 @@ from __future__ import annotations
 
 import hashlib
 import json
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...errors import InputError
+from ...vocabulary import TABLE
+from ...vocabulary import load as load_vocabulary
 
 STATUSES = ("current", "ended", "negated", "plan", "past")
 SPLITS = (("test", 0.15), ("calibration", 0.10), ("train", 0.75))
-VOCABULARY = Path(__file__).resolve().parents[2] / "vocabulary" / "facts.toml"
+VOCABULARY = TABLE
 
 
 @dataclass(frozen=True)
@@ -43,8 +44,7 @@ class Item:
 
 
 def classes(path: Path = VOCABULARY) -> list[str]:
-    with open(path, "rb") as f:
-        return [row["class"] for row in tomllib.load(f)["fact"]]
+    return [row.cls for row in load_vocabulary(path).rows]
 
 
 def split_of(unit: str) -> str:
