@@ -1,4 +1,4 @@
-"""The prompt and the write path speak one vocabulary: every predicate extract_v3 teaches is stored as taught.
+"""The prompt and the write path speak one vocabulary: every predicate the current prompt teaches is stored as taught.
 
 The predicates come from the prompt itself (its worked examples and the quoted predicates of its rules), so
 a prompt that teaches a word the write path rewrites, or a slot whose cardinality differs from what the
@@ -12,19 +12,27 @@ import re
 import pytest
 
 from kenning import predicates as preds
-from kenning.extract.llm import load_prompt
+from kenning.extract.llm import FACT_SCHEMA, PROMPT_VERSION, load_prompt, vocabulary_predicates
 
-PROMPT = load_prompt("extract_v3").system
+PROMPT = load_prompt(PROMPT_VERSION).system
 EXAMPLES = [f for block in re.findall(r'^\{"facts": \[(?:\]\}|.*?^\]\})', PROMPT, flags=re.S | re.M)
             for f in json.loads(block)["facts"]]
 _RULE = PROMPT[PROMPT.index("- `predicate`:"):PROMPT.index("- `object`:")]   # the rule that lists predicates
 TAUGHT = sorted({m for m in re.findall(r'"([a-z][a-z ]+?)" ·', PROMPT)} | {f["predicate"] for f in EXAMPLES}
-                | {m for m in re.findall(r'"([a-z][a-z ]+?)"', _RULE) if not m.startswith(("user", "we "))})
+                | {m for m in re.findall(r'"([a-z][a-z ]+?)"', _RULE) if not m.startswith(("user", "we "))}
+                | set(vocabulary_predicates()))
 REGISTRY = preds.PredicateRegistry()
 
 
 def test_the_prompt_teaches_predicates_and_examples():
     assert len(EXAMPLES) >= 20 and len(TAUGHT) >= 25
+
+
+@pytest.mark.parametrize("predicate", vocabulary_predicates())
+def test_the_vocabulary_reaches_the_prompt_and_the_schema_as_stored(predicate):
+    assert f'"{predicate}"' in PROMPT
+    assert predicate in FACT_SCHEMA["properties"]["facts"]["items"]["properties"]["predicate"]["description"]
+    assert preds.normalise(predicate) == predicate
 
 
 @pytest.mark.parametrize("predicate", TAUGHT)

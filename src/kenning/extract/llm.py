@@ -34,11 +34,12 @@ from .. import timeutil
 from ..config import Settings
 from ..errors import ConfigError, ExtractionError, InvalidTime
 from ..model import ENTITY_TYPES, FACT_KINDS
+from ..vocabulary import load as load_vocabulary
 from .base import Candidate, Extractor
 
 log = logging.getLogger("kenning.extract")
 
-PROMPT_VERSION = "extract_v3"
+PROMPT_VERSION = "extract_v4"
 ENDS_IN_VALID_UNTIL = "extract_v3"        # the first prompt that dates an ending by its valid_until
 TOOL_NAME = "record_facts"
 _USER_MARK = "=== user ==="
@@ -65,6 +66,12 @@ def stored_kind(kind: str) -> str:
     return kind
 
 
+def vocabulary_predicates() -> list[str]:
+    """Every predicate the vocabulary stores as written (rows and their aliases; not the open classes)."""
+    return [p for row in load_vocabulary().rows if not row.open and not row.predicate.startswith("<")
+            for p in row.slot]
+
+
 _NULLABLE_STRING = {"type": ["string", "null"]}
 FACT_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -72,8 +79,9 @@ FACT_SCHEMA: dict[str, Any] = {
         "type": "object",
         "properties": {
             "subject": {"type": "string", "description": 'always "user"'},
-            "predicate": {"type": "string", "description": "short present-tense verb phrase, lower case; "
-                                                           "for an event, the past-tense verb (\"ran\")"},
+            "predicate": {"type": "string", "description": "the vocabulary's predicate where one fits ("
+                          + ", ".join(vocabulary_predicates()) + "); otherwise a short present-tense verb "
+                          "phrase, lower case; for an event, the past-tense verb (\"ran\")"},
             "object": {"type": "string"},
             "object_is_entity": {"type": "boolean"},
             "entity_type": {"type": ["string", "null"], "enum": [*ENTITY_TYPES, None],
@@ -134,7 +142,25 @@ def load_prompt(version: str = PROMPT_VERSION) -> Prompt:
     system, sep, user = raw.partition(_USER_MARK)
     if not sep:
         raise ConfigError(f"extraction prompt {version!r} lacks its {_USER_MARK!r} line")
+    system = system.replace("{{vocabulary}}", vocabulary_section())   # extract_v4 on: taught from the table
     return Prompt(version, system.strip(), user.strip())
+
+
+def vocabulary_section() -> str:
+    """The fact vocabulary as the prompt teaches it: one line per row of ``kenning/vocabulary/facts.toml``."""
+    lines = []
+    for row in load_vocabulary().rows:
+        if row.predicate.startswith("<"):
+            continue     # the relation details and the open class have their own rules in the prompt
+        count = "one value" if row.cardinality == "one" else "many values"
+        kind = "an entity of type " + row.object if row.object != "value" else "a plain value"
+        name = "the verb" if row.open else f'"{row.predicate}"'
+        also = f'; also {", ".join(chr(34) + a + chr(34) for a in row.aliases)}' if row.aliases else ""
+        cases = "; ".join(f'"{sentence}" → "{obj}"' + ("" if status == "current" else f" ({status})")
+                          for sentence, obj, status in row.cases())
+        lines.append(f"- {row.cls.replace('_', ' ')}: {name}, {count}, object {kind}{also}. E.g. {cases}")
+    return "\n".join(lines)
+
 
 
 # -- the model's answer → candidates ----------------------------------------------------------
