@@ -17,9 +17,8 @@ def test_every_row_is_complete():
         assert row.cardinality in ("one", "many"), row.cls
         assert row.object == "value" or row.object in ENTITY_TYPES, row.cls
         assert row.predicate and row.examples, row.cls
-        for example in row.examples:
-            sentence, _, obj = example.partition(" -> ")
-            assert obj and obj in sentence, example
+        for sentence, obj, status in row.cases():
+            assert obj and obj in sentence and status in ("current", "ended", "plan", "past"), sentence
 
 
 def test_a_stored_predicate_belongs_to_one_row():

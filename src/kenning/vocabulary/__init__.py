@@ -27,6 +27,7 @@ class Row:
     related: tuple[str, ...] = ()
     intention: dict[str, str] = field(default_factory=dict)
     now: bool = False
+    open: bool = False
     ends: tuple[str, ...] = ()
     contradicts: tuple[str, ...] = ()
     questions: tuple[str, ...] = ()
@@ -36,6 +37,15 @@ class Row:
     def slot(self) -> tuple[str, ...]:
         """The predicates stored for this row: its own and its aliases."""
         return (self.predicate, *self.aliases)
+
+    def cases(self) -> list[tuple[str, str, str]]:
+        """(sentence, object, status) of each example."""
+        out = []
+        for example in self.examples:
+            sentence, _, rest = example.partition(" -> ")
+            obj, _, status = (x.strip() for x in rest.partition("|"))
+            out.append((sentence, obj, status or "current"))
+        return out
 
     @property
     def state_kind(self) -> str:
