@@ -452,6 +452,22 @@ def test_candidates_are_normalised_and_enforced(local_embedder, new_memory):
     assert fact.kind == "attribute"
 
 
+def test_a_named_and_a_nameless_ending_of_one_slot_in_one_message(local_embedder, new_memory):
+    """Two extractors (or a model) may say one break-up twice, "has partner · sarah" and "has partner ·
+    (nobody named)": the second finds the slot already ended and is kept as what it is."""
+    first = [Candidate(kind="relation", predicate="has partner", object="sarah", object_is_entity=True,
+                       entity_type="PERSON")]
+    endings = [Candidate(kind="relation", predicate="has partner", object="sarah", ends=True),
+               Candidate(kind="relation", predicate="has partner", object="", ends=True)]
+    extractor = ListExtractor(first)
+    with new_memory(extractor=extractor) as mem:
+        mem.add("my girlfriend Sarah", "sam", at=at(0))
+        extractor.candidates = endings
+        r = mem.add("sarah and i broke up", "sam", at=at(1))
+        assert r.status == "stored"
+        assert not [f for f in live(mem, "sam") if f.predicate == "has partner"]
+
+
 def test_confidence_is_clamped_not_filtered_at_write(local_embedder, new_memory):
     cands = [Candidate(predicate="likes", object="jazz", confidence=0.05)]
     with new_memory(extractor=ListExtractor(cands)) as mem:

@@ -600,11 +600,14 @@ class WritePipeline:
         for f in slot:
             if object_key(f.object) == key:
                 return f
-        if self.embedder is None or not slot or plan.etype is not None:
-            return None  # entities were already resolved: a different entity is a different value
+        if self.embedder is None or not slot or plan.etype is not None or not key:
+            return None  # entities were already resolved: a different entity is a different value;
+                         # a nameless ending ("we broke up") names no value to compare
         mine = self._vec(vectors, plan.obj)
         best, best_score = None, self.settings.dedup_threshold
         for f in slot:
+            if not object_key(f.object):
+                continue
             score = float(mine @ self._vec(vectors, f.object))
             if score >= best_score:
                 best, best_score = f, score
