@@ -109,6 +109,13 @@ class Memory:
             from .extract.learned.extractor import LearnedExtractor
 
             extractor = LearnedExtractor()
+        elif extractor == "combined":   # the rules' facts, and the trained extractor's where they add one
+            from .extract.combined import CombinedExtractor
+            from .extract.learned.extractor import LearnedExtractor
+            from .extract.parse import ParseExtractor
+
+            extractor = CombinedExtractor(ParseExtractor(budget_seconds=self.settings.extract_budget_seconds),
+                                          LearnedExtractor())
         elif isinstance(extractor, str):
             from .extract.llm import build_extractor  # "openai", "anthropic"; anything else: ConfigError
 

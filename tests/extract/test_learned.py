@@ -62,14 +62,16 @@ def test_a_label_outside_its_text_is_refused(tmp_path):
 
 def test_the_verifier_saves_and_loads_what_it_learned(tmp_path):
     rows = [verifier.vector([f"c=a", f"w={i % 3}"]) for i in range(30)]
-    keep = [int(i % 3 == 0) for i in range(30)]
+    labels = [("lives_in", "age", verifier.NONE)[i % 3] for i in range(30)]
     statuses = [("current", "ended", "plan")[i % 3] for i in range(30)]
-    fitted = verifier.fit(rows, keep, rows, statuses)
+    fitted = verifier.fit(rows, labels, rows, statuses, ["lives_in", "age", "pet"])
     fitted.save(tmp_path)
     again = verifier.Verifier.load(tmp_path)
     import numpy as np
 
-    assert np.allclose(again.keep_w, fitted.keep_w) and np.allclose(again.status_w, fitted.status_w)
+    assert again.labels == ("lives_in", "age", "pet", verifier.NONE)
+    assert np.allclose(again.class_w, fitted.class_w) and np.allclose(again.status_w, fitted.status_w)
+    assert again.class_b[2] < -1e3      # a class never seen is never chosen
 
 
 def test_the_shipped_model_holds_its_recorded_scores_class_by_class(items, extractor):
@@ -90,3 +92,4 @@ def test_candidates_carry_the_vocabulary(extractor):
     for cand in out[0]:
         assert cand.subject == "user" and 0.0 < cand.confidence <= 1.0
         assert cand.object in "I live in Lisbon with my wife Ana and our dog Rufus."
+

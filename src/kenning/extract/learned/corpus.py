@@ -87,8 +87,20 @@ def _labels(text: str, facts: list[dict], known: set[str], where: str) -> list[L
     return out
 
 
+def examples(vocabulary: Path = VOCABULARY) -> list[Item]:
+    """The vocabulary's example sentences as training items: each row's examples define its class."""
+    out = []
+    for row in load_vocabulary(vocabulary).rows:
+        for n, (sentence, obj, status) in enumerate(row.cases(), 1):
+            start = sentence.index(obj)
+            out.append(Item(f"vocabulary-{row.cls}-{n}", "vocabulary", "example", sentence,
+                            [Label(row.cls, obj, status, None, start, start + len(obj))], "train", row.cls))
+    return out
+
+
 def load(root: Path, vocabulary: Path = VOCABULARY, writers: list[str] | None = None) -> list[Item]:
-    """Every message of every writer's files under ``root`` (or of ``writers``), checked, with its split."""
+    """Every message of every writer's files under ``root`` (or of ``writers``), checked, with its split;
+    the vocabulary's examples join the training split."""
     known = set(classes(vocabulary))
     items: list[Item] = []
     for path in sorted(root.glob("*/*.jsonl")):
@@ -110,4 +122,6 @@ def load(root: Path, vocabulary: Path = VOCABULARY, writers: list[str] | None = 
                 item_id = unit if "sequence" not in record else f"{unit}.{i + 1}"
                 items.append(Item(item_id, writer, record.get("register", ""), turn["text"],
                                   _labels(turn["text"], turn.get("facts", []), known, where), split, unit))
+    if writers is None:
+        items += examples(vocabulary)
     return items

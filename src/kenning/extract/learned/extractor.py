@@ -8,26 +8,30 @@ phrase of its sentence, ``past`` an event (or, for a state, one that is over), `
 from __future__ import annotations
 
 import json
-import tomllib
 from datetime import datetime
 from pathlib import Path
 
 from .. import dates
+from ... import predicates as preds
+from ...vocabulary import Row
+from ...vocabulary import load as load_vocabulary
 from ..base import Candidate, Extractor
 from . import tagger
+from .verifier import governing_verb
 from .corpus import VOCABULARY
 from .verifier import Verifier
 
 MODEL = Path(__file__).resolve().parent / "model"
-THRESHOLD = 0.5          # candidates the verifier gives less are dropped (and counted as rejected)
+THRESHOLD = 0.5          # candidates the verifier gives less are dropped
+# A candidate for a one-value slot replaces the live value: a wrong one costs a right fact, so it must be surer.
+ONE_VALUE_THRESHOLD = 0.7
 # Classes whose facts need more than the span to state (the relation's own predicate); not produced yet.
-UNSUPPORTED = frozenset({"relative_detail", "other"})
+UNSUPPORTED = frozenset({"relative_detail"})
 EVENT_KINDS = frozenset({"event", "plan"})
 
 
-def vocabulary(path: Path = VOCABULARY) -> dict[str, dict]:
-    with open(path, "rb") as f:
-        return {row["class"]: row for row in tomllib.load(f)["fact"]}
+def vocabulary(path: Path = VOCABULARY) -> dict[str, Row]:
+    return {row.cls: row for row in load_vocabulary(path).rows}
 
 
 class LearnedExtractor(Extractor):
@@ -52,14 +56,19 @@ class LearnedExtractor(Extractor):
         for doc in docs:
             out = []
             for ent in doc.ents:
-                keep, status = self.verifier.judge(doc, ent, ent.label_)
-                out.append((ent, ent.label_, status, keep))
+                cls, p, status = self.verifier.judge(doc, ent, ent.label_)
+                out.append((ent, cls, status, p))
             yield doc, out
 
     def spans(self, text: str) -> list[tuple[int, int, str, str, float]]:
         """(start, end, class, status, confidence) of the kept candidates (for evaluation)."""
         doc, judged = next(self._judged([self._nlp(text)]))
-        return [(e.start_char, e.end_char, cls, status, p) for e, cls, status, p in judged if p >= self.threshold]
+        return [(e.start_char, e.end_char, cls, status, p) for e, cls, status, p in judged if p >= self.bar(cls)]
+
+    def bar(self, cls: str) -> float:
+        """The confidence a candidate of ``cls`` needs to be kept."""
+        row = self.rows.get(cls)
+        return max(self.threshold, ONE_VALUE_THRESHOLD) if row is not None and row.cardinality == "one" else self.threshold
 
     def extract(self, text: str, *, at: datetime, context: list[str] | None = None,
                 known_entities: list[str] | None = None) -> list[Candidate]:
@@ -71,7 +80,7 @@ class LearnedExtractor(Extractor):
         for (doc, judged), when in zip(self._judged(docs), at):
             cands = []
             for ent, cls, status, p in judged:
-                if p < self.threshold or cls in UNSUPPORTED or cls not in self.rows or status == "negated":
+                if p < self.bar(cls) or cls in UNSUPPORTED or cls not in self.rows or status == "negated":
                     continue
                 cands.append(self._candidate(ent, cls, status, p, when))
             out.append(cands)
@@ -79,17 +88,17 @@ class LearnedExtractor(Extractor):
 
     def _candidate(self, span, cls: str, status: str, confidence: float, at: datetime) -> Candidate:
         row = self.rows[cls]
-        typed = row["object"] not in ("value",)
+        typed = row.object != "value"
         sentence = span.sent.text
         tense = {"plan": "future", "past": "past", "ended": "past"}.get(status, "present")
         when = dates.find(sentence, at, tense)
-        kind = row["kind"] if row["kind"] != "health" else "attribute"
+        kind = row.state_kind
         valid_at = None
         ends = status == "ended"
         if status == "plan":
             kind, valid_at = "plan", (when.when if when and when.when > at else None)
         elif status == "past":
-            if row["kind"] in EVENT_KINDS:
+            if row.kind in EVENT_KINDS:
                 kind, valid_at = "event", (when.when if when else None)
             else:
                 ends, valid_at = True, (when.when if when else None)
@@ -97,7 +106,40 @@ class LearnedExtractor(Extractor):
             valid_at = when.when if when and when.when <= at else None
         elif when is not None and when.kind in ("since", "since_year", "for_n") and when.when <= at:
             valid_at = when.when     # "for six years", "since 2019": the fact's start
-        return Candidate(kind=kind, predicate=row["predicate"], object=span.text,
-                         object_is_entity=typed, entity_type=row["object"] if typed else None,
-                         text=f"user {row['predicate']} {span.text}", confidence=round(confidence, 3),
+        predicate, obj = row.predicate, span.text
+        if row.open:
+            predicate, obj = verb_phrase(span, status) or (predicate, obj)
+        return Candidate(kind=kind, predicate=predicate, object=obj,
+                         object_is_entity=typed, entity_type=row.object if typed else None,
+                         text=f"user {predicate} {obj}", confidence=round(confidence, 3),
                          source_quote=sentence, valid_at=valid_at, ends=ends)
+
+
+def verb_phrase(span, status: str) -> tuple[str, str] | None:
+    """An open class's predicate, read from the verb that governs the span ("I go rock climbing" → "goes"
+    · "rock climbing"; "I ran my first half marathon" → "ran" · …; "we're flying to Tokyo" → "is flying
+    to" · "Tokyo"); a span that starts with its verb gives it up ("run 5k" → "runs" · "5k"). None when no
+    verb governs it or the verb is a copula."""
+    obj = span.text
+    verb = governing_verb(span)
+    if span.start <= verb.i < span.end:
+        if verb.i == span.start and len(span) > 1 and verb.pos_ == "VERB":
+            obj = span[1:].text       # the verb leads the span: it is the predicate
+        elif verb.head.i != verb.i and verb.head.pos_ in ("VERB", "AUX"):
+            verb = verb.head
+        else:
+            return None
+    if verb.pos_ not in ("VERB", "AUX") or verb.lemma_.lower() == "be":
+        return None
+    lemma = verb.lemma_.lower()
+    if status in ("past", "ended") and verb.tag_ == "VBD":
+        words = [verb.lower_]
+    elif verb.tag_ == "VBG" and any(c.dep_ == "aux" and c.lemma_ == "be" for c in verb.children):
+        words = ["is", verb.lower_]
+    else:
+        words = [preds.third_person(lemma)]
+    words += [c.lower_ for c in verb.children if c.dep_ == "prt"]
+    head = span.root.head
+    if span.root.dep_ == "pobj" and head.dep_ == "prep" and head.head.i == verb.i:
+        words.append(head.lower_)
+    return " ".join(words), obj

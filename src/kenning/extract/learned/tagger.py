@@ -9,6 +9,7 @@ transition-based pass).
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 import time
 from pathlib import Path
 from typing import Iterable
@@ -16,6 +17,7 @@ from typing import Iterable
 from .corpus import Item
 
 COMPONENT = "facts"
+SPAN = "FACT"     # the one label of a recognizer that finds spans and leaves their class to the verifier
 CONFIG = {"model": {"@architectures": "spacy.TransitionBasedParser.v2", "state_type": "ner",
                     "extra_state_tokens": False, "hidden_width": 64, "maxout_pieces": 2, "use_upper": True,
                     "nO": None,
@@ -55,6 +57,11 @@ def spans(doc, item: Item) -> list[tuple[int, int, str]]:
             continue
         out.append((span.start_char, span.end_char, label.cls))
     return sorted(out)
+
+
+def as_spans(items: list[Item]) -> list[Item]:
+    """The items with every label's class replaced by :data:`SPAN`."""
+    return [replace(item, labels=[replace(label, cls=SPAN) for label in item.labels]) for item in items]
 
 
 def examples(nlp, items: list[Item]):

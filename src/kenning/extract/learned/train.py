@@ -3,10 +3,11 @@
     python -m kenning.extract.learned.train [--corpus data/corpus] [--out src/kenning/extract/learned/model]
 
 1. Two recognizers, each trained on half of the training split, tag the other half: their candidates
-   (right or wrong, as an unseen message would get them) are the keep model's examples.
+   (right or wrong, as an unseen message would get them), each with the class of the label it overlaps
+   or ``none``, are the class model's examples.
 2. The status model learns from every labelled fact of the training split.
 3. The shipped recognizer is trained on the whole training split, its epoch chosen on the calibration split.
-4. The keep probability is calibrated (Platt) on the calibration split's candidates, so it can serve as
+4. The chosen class's probability is calibrated (Platt) on the calibration split's candidates, so it can serve as
    the fact's confidence.
 5. The test split, which nothing above has seen, is scored per class and written beside the weights.
 """
@@ -20,6 +21,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 import numpy as np
+from spacy.tokens import DocBin
 
 from . import corpus, tagger, verifier
 from .corpus import Item
@@ -42,26 +44,50 @@ def take(gold: list, cls: str, start: int, end: int):
 
 
 def candidates(nlp, items: list[Item]):
-    """(doc, span, class, the gold label it matches or None) for every span the recognizer finds."""
+    """(doc, span, the recognizer's label, the item's labels) for every span the recognizer finds."""
     out = []
     for doc, item in zip(tagger.predict(nlp, [i.text for i in items]), items):
-        gold = list(item.labels)
         for ent in doc.ents:
-            out.append((doc, ent, ent.label_, take(gold, ent.label_, ent.start_char, ent.end_char)))
+            out.append((doc, ent, ent.label_, item.labels))
     return out
 
 
-def gold_rows(nlp, items: list[Item]):
-    """Feature rows of every labelled fact (its span as the recognizer would have found it), with its status."""
+def gold_class(labels, tagged: str, start: int, end: int) -> str:
+    """The class of the label the span overlaps (the recognizer's own class when several do), or ``none``."""
+    over = [g for g in labels if g.start < end and start < g.end]
+    if not over:
+        return verifier.NONE
+    return tagged if any(g.cls == tagged for g in over) else max(over, key=lambda g: min(g.end, end) - max(g.start, start)).cls
+
+
+def gold_rows(nlp, items: list[Item], classify: bool = False):
+    """Feature rows of every labelled fact (its span as the recognizer would have found it), with its status;
+    with ``classify``, the class model's rows (no recognizer's label) with its class."""
     rows, labels = [], []
-    for doc, item in zip(nlp.pipe([i.text for i in items], batch_size=64), items):
+    with nlp.select_pipes(disable=[tagger.COMPONENT]):
+        docs = list(nlp.pipe([i.text for i in items], batch_size=64))
+    for doc, item in zip(docs, items):
         for label in item.labels:
             span = doc.char_span(label.start, label.end, alignment_mode="expand")
             if span is None or not len(span):
                 continue
-            rows.append(verifier.vector(verifier.names(doc, span, label.cls)))
-            labels.append(label.status)
+            if classify:
+                rows.append(verifier.vector(verifier.class_names(doc, span, "?")))
+                labels.append(label.cls)
+            else:
+                rows.append(verifier.vector(verifier.names(doc, span, label.cls)))
+                labels.append(label.status)
     return rows, labels
+
+
+def cache_key(items: list[Item], args) -> str:
+    """What the recognizers depend on: the training and calibration messages and labels, and the settings."""
+    h = hashlib.sha1()
+    for item in items:
+        h.update(json.dumps([item.id, item.text, [(l.cls, l.start, l.end) for l in item.labels]]).encode())
+    h.update(json.dumps([args.epochs, args.fold_epochs, args.seed, args.hidden_width, args.drop,
+                         args.batch, args.recognizer, tagger.CONFIG]).encode())
+    return h.hexdigest()[:16]
 
 
 def platt(scores: np.ndarray, labels: np.ndarray) -> tuple[float, float]:
@@ -105,12 +131,20 @@ def main(argv=None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--corpus", type=Path, default=ROOT / "data" / "corpus")
     ap.add_argument("--out", type=Path, default=MODEL)
-    ap.add_argument("--epochs", type=int, default=20)
-    ap.add_argument("--fold-epochs", type=int, default=12)
+    ap.add_argument("--epochs", type=int, default=16)
+    ap.add_argument("--fold-epochs", type=int, default=8)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--hidden-width", type=int, default=128)
     ap.add_argument("--drop", type=float, default=0.1)
     ap.add_argument("--batch", type=int, default=8)
+    ap.add_argument("--recognizer", choices=("spans", "classes"), default="classes",
+                    help="the recognizer's labels: one (spans; the class model names the class) or the classes")
+    ap.add_argument("--cache", type=Path, default=ROOT / "build" / "extractor-cache",
+                    help="the recognizers' output, kept by a hash of the corpus and settings: fitting the verifier "
+                         "again takes minutes")
+    ap.add_argument("--c", type=float, default=1.0, help="the verifier's inverse regularisation strength")
+    ap.add_argument("--no-gold-rows", dest="gold_rows", action="store_false",
+                    help="fit the class model on the recognizers' candidates only")
     ap.add_argument("--score-only", action="store_true", help="score the model in --out again, train nothing")
     args = ap.parse_args(argv)
     if args.score_only:
@@ -120,7 +154,8 @@ def main(argv=None) -> dict:
                                                            if k not in ("scores", "precision_recall")})
     began = time.perf_counter()
     items = corpus.load(args.corpus)
-    labels = corpus.classes()
+    classes = corpus.classes()
+    labels = [tagger.SPAN] if args.recognizer == "spans" else classes
     train = [i for i in items if i.split == "train"]
     calibration = [i for i in items if i.split == "calibration"]
     test = [i for i in items if i.split == "test"]
@@ -128,37 +163,74 @@ def main(argv=None) -> dict:
           flush=True)
 
     shape = {"hidden_width": args.hidden_width, "drop": args.drop, "batch": args.batch}
-    keep_rows, keep_labels = [], []
-    for half in (0, 1):
-        fold_nlp = tagger.base_pipeline()
-        seen = [i for i in train if _half(i.unit) != half]
-        unseen = [i for i in train if _half(i.unit) == half]
-        tagger.train(fold_nlp, seen, labels, epochs=args.fold_epochs, seed=args.seed + half,
-                     log=lambda r: print("fold", half, r, flush=True), **shape)
-        for doc, span, cls, match in candidates(fold_nlp, unseen):
-            keep_rows.append(verifier.vector(verifier.names(doc, span, cls)))
-            keep_labels.append(int(match is not None))
-    nlp = tagger.base_pipeline()
-    history = tagger.train(nlp, train, labels, epochs=args.epochs, seed=args.seed, dev=calibration,
-                           log=lambda r: print("final", r, flush=True), **shape)
-    status_rows, status_labels = gold_rows(nlp, train)
-    model = verifier.fit(keep_rows, keep_labels, status_rows, status_labels, seed=args.seed)
+    train_items, calibration_items = train, calibration   # with their classes, for the verifier
+    if args.recognizer == "spans":
+        train, calibration = tagger.as_spans(train), tagger.as_spans(calibration)
+    key = cache_key(train_items + calibration_items, args)
+    cache = args.cache / key
+    cache.mkdir(parents=True, exist_ok=True)
 
-    cal = candidates(nlp, calibration)
-    raw = np.array([model.judge(doc, span, cls)[0] for doc, span, cls, _ in cal])
-    truth = np.array([int(m is not None) for *_, m in cal])
-    model.calibration = platt(raw, truth)   # raw: the uncalibrated model's probabilities (calibration (1, 0))
+    folds = cache / "folds.spacy"      # each half of the training split tagged by a recognizer trained on the other
+    cached = folds.exists() and (cache / "final").exists()
+    if folds.exists():
+        vocab = tagger.base_pipeline().vocab
+        fold_docs = list(DocBin().from_disk(folds).get_docs(vocab))
+        fold_items = [i for half in (0, 1) for i in train_items if _half(i.unit) == half]
+    else:
+        fold_docs, fold_items = [], []
+        for half in (0, 1):
+            fold_nlp = tagger.base_pipeline()
+            seen = [i for i in train if _half(i.unit) != half]
+            unseen = [i for i in train_items if _half(i.unit) == half]
+            tagger.train(fold_nlp, seen, labels, epochs=args.fold_epochs, seed=args.seed + half,
+                         log=lambda r: print("fold", half, r, flush=True), **shape)
+            fold_docs += tagger.predict(fold_nlp, [i.text for i in unseen])
+            fold_items += unseen
+        DocBin(docs=fold_docs).to_disk(folds)
+    class_rows, class_labels = [], []
+    for doc, item in zip(fold_docs, fold_items):
+        for ent in doc.ents:
+            class_rows.append(verifier.vector(verifier.class_names(doc, ent, ent.label_)))
+            class_labels.append(gold_class(item.labels, ent.label_, ent.start_char, ent.end_char))
+
+    nlp = tagger.base_pipeline()
+    final = cache / "final"
+    if final.exists():
+        tagger.add_tagger(nlp, [], args.hidden_width).from_disk(final / tagger.COMPONENT)
+        history = json.loads((final / "history.json").read_text())
+    else:
+        history = tagger.train(nlp, train, labels, epochs=args.epochs, seed=args.seed, dev=calibration,
+                               log=lambda r: print("final", r, flush=True), **shape)
+        final.mkdir(parents=True, exist_ok=True)
+        nlp.get_pipe(tagger.COMPONENT).to_disk(final / tagger.COMPONENT)
+        (final / "history.json").write_text(json.dumps(history))
+    status_rows, status_labels = gold_rows(nlp, train_items)
+    if args.gold_rows:     # every labelled span too, without the recognizer's label: the class from its context
+        rows, labels_ = gold_rows(nlp, train_items, classify=True)
+        class_rows += rows
+        class_labels += labels_
+    model = verifier.fit(class_rows, class_labels, status_rows, status_labels, classes, seed=args.seed, c=args.c)
+
+    raw, truth = [], []
+    for doc, span, tagged, gold in candidates(nlp, calibration_items):
+        cls, p = model.classify(doc, span, tagged)
+        raw.append(p)
+        truth.append(int(gold_class(gold, cls, span.start_char, span.end_char) == cls))
+    model.calibration = platt(np.array(raw), np.array(truth))   # over the uncalibrated probabilities
 
     args.out.mkdir(parents=True, exist_ok=True)
     nlp.get_pipe(tagger.COMPONENT).to_disk(args.out / tagger.COMPONENT)
-    (args.out / "tagger.json").write_text(json.dumps({"hidden_width": args.hidden_width}) + "\n")
+    (args.out / "tagger.json").write_text(json.dumps({"hidden_width": args.hidden_width,
+                                                      "recognizer": args.recognizer}) + "\n")
     model.save(args.out)
 
     meta = {"corpus_messages": len(items), "splits": {"train": len(train), "calibration": len(calibration),
                                                       "test": len(test)},
-            "seed": args.seed, "epochs": args.epochs, "fold_epochs": args.fold_epochs, **shape,
-            "tagger_history": history["history"], "keep_examples": len(keep_rows),
-            "status_examples": len(status_rows), "seconds": round(time.perf_counter() - began, 1)}
+            "seed": args.seed, "epochs": args.epochs, "fold_epochs": args.fold_epochs,
+            "recognizer": args.recognizer, "c": args.c, "gold_rows": args.gold_rows, **shape,
+            "tagger_history": history["history"], "class_examples": len(class_rows),
+            "status_examples": len(status_rows), "seconds": round(time.perf_counter() - began, 1),
+            "recognizers_from_cache": cached}
     return report(args.out, items, meta)
 
 

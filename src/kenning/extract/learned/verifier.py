@@ -1,5 +1,9 @@
-"""The verifier: for each candidate span, whether to keep it (a calibrated probability, the fact's
-confidence) and its status (current, ended, negated, plan, past).
+"""The verifier: for each candidate span, its class (or none: not a fact about the user), the class's
+calibrated probability (the fact's confidence) and its status (current, ended, negated, plan, past).
+
+The recognizer finds spans well but names their class less well (a stay tagged as a home, a child as
+someone the user lives with); the class model reads the recognizer's label as one feature among the
+span's context and words, and may overrule it.
 
 Features are read off the parse around the span, never keyed to words of particular sentences: the
 class, the span's dependency role and shape, the governing verb's lemma, tense, mood and form, its
@@ -24,11 +28,11 @@ FIRST_PERSON = frozenset({"i", "we", "me", "us", "my", "our", "mine", "ours", "i
 WINDOW = 5
 
 
-def _verb(span):
+def governing_verb(span):
     """The verb (or copula's head) that governs the span: up the tree from the span's root."""
     tok = span.root
     for _ in range(8):
-        if tok.pos_ in ("VERB", "AUX") or tok.head is tok:
+        if tok.pos_ in ("VERB", "AUX") or tok.head.i == tok.i:
             return tok
         tok = tok.head
     return tok
@@ -40,7 +44,7 @@ def names(doc, span, cls: str) -> list[str]:
            f"shape0={span[0].shape_[:4]}", f"pos0={span[0].pos_}"]
     if span[0].like_num:
         out.append("num")
-    verb = _verb(span)
+    verb = governing_verb(span)
     lemma = verb.lemma_.lower()
     out += [f"v={lemma}", f"c|v={cls}|{lemma}", f"vpos={verb.pos_}", f"vdep={verb.dep_}"]
     for key in ("Tense", "VerbForm", "Mood", "Aspect"):
@@ -66,7 +70,7 @@ def names(doc, span, cls: str) -> list[str]:
             else "other"
         out += [f"subj={who}", f"c|subj={cls}|{who}"]
     head = verb.head
-    if head is not verb:
+    if head.i != verb.i:
         out += [f"h={head.lemma_.lower()}", f"hdep={verb.dep_}"]
     sentence = span.sent
     words = {t.lower_ for t in sentence}
@@ -97,6 +101,27 @@ def names(doc, span, cls: str) -> list[str]:
     return out
 
 
+def class_names(doc, span, tagged: str) -> list[str]:
+    """The class model's features: the class-free context of :func:`names`, the recognizer's label, the
+    span's own words, the words that govern it and the content words of its sentence."""
+    out = [n for n in names(doc, span, "?") if not n.startswith(("c=", "c|", "L1c="))]
+    verb = governing_verb(span)
+    out += [f"t={tagged}", f"t|v={tagged}|{verb.lemma_.lower()}", f"root={span.root.lemma_.lower()}"]
+    out += [f"sw={t.lower_}" for t in span]
+    tok = span.root
+    for level in range(3):
+        if tok.head.i == tok.i:
+            break
+        out.append(f"up{level}={tok.dep_}|{tok.head.lemma_.lower()}")
+        tok = tok.head
+    for child in span.root.children:
+        if child.dep_ in ("poss", "compound", "amod", "prep") and not (span.start <= child.i < span.end):
+            out.append(f"kid={child.dep_}|{child.lemma_.lower()}")
+    out += [f"w={t.lemma_.lower()}" for t in span.sent if t.pos_ in ("NOUN", "VERB", "ADJ", "PROPN")
+            and not (span.start <= t.i < span.end)]
+    return out
+
+
 def vector(features: list[str]) -> dict[int, float]:
     row: dict[int, float] = {}
     for name in features:
@@ -105,70 +130,103 @@ def vector(features: list[str]) -> dict[int, float]:
     return row
 
 
+NONE = "none"   # the class model's answer for a span that is no fact about the user
+
+
 @dataclass
 class Verifier:
-    """Weights of the keep model (binary) and the status model (one row per status)."""
+    """Weights of the class model (one row per label, the vocabulary's classes and ``none``) and the status
+    model (one row per status)."""
 
-    keep_w: np.ndarray
-    keep_b: float
+    labels: tuple[str, ...]
+    class_w: np.ndarray      # (len(labels), DIM)
+    class_b: np.ndarray
     status_w: np.ndarray     # (len(STATUSES), DIM)
     status_b: np.ndarray
-    calibration: tuple[float, float] = (1.0, 0.0)   # Platt (a, b) over the keep model's logit
+    calibration: tuple[float, float] = (1.0, 0.0)   # Platt (a, b) over the chosen class's logit
 
-    def judge(self, doc, span, cls: str) -> tuple[float, str]:
-        """(keep probability, status) of a candidate."""
+    def classify(self, doc, span, tagged: str) -> tuple[str, float]:
+        """(class, raw probability) of the likeliest class other than ``none``."""
+        row = vector(class_names(doc, span, tagged))
+        idx = np.fromiter(row.keys(), dtype=np.int64, count=len(row))
+        val = np.fromiter(row.values(), dtype=np.float32, count=len(row))
+        scores = self.class_w[:, idx] @ val + self.class_b
+        scores = np.exp(scores - scores.max())
+        probs = scores / scores.sum()
+        order = np.argsort(-probs)
+        best = int(order[0]) if self.labels[int(order[0])] != NONE else int(order[1])
+        return self.labels[best], float(probs[best])
+
+    def calibrated(self, p: float) -> float:
+        a, b = self.calibration
+        p = min(max(p, 1e-6), 1 - 1e-6)
+        return float(1.0 / (1.0 + np.exp(-(a * np.log(p / (1 - p)) + b))))
+
+    def status(self, doc, span, cls: str) -> str:
         row = vector(names(doc, span, cls))
         idx = np.fromiter(row.keys(), dtype=np.int64, count=len(row))
         val = np.fromiter(row.values(), dtype=np.float32, count=len(row))
-        a, b = self.calibration
-        keep = 1.0 / (1.0 + np.exp(-(a * (float(self.keep_w[idx] @ val) + self.keep_b) + b)))
-        scores = self.status_w[:, idx] @ val + self.status_b
-        return float(keep), STATUSES[int(np.argmax(scores))]
+        return STATUSES[int(np.argmax(self.status_w[:, idx] @ val + self.status_b))]
+
+    def judge(self, doc, span, tagged: str) -> tuple[str, float, str]:
+        """(class, calibrated probability, status) of a candidate span the recognizer tagged ``tagged``."""
+        cls, p = self.classify(doc, span, tagged)
+        return cls, self.calibrated(p), self.status(doc, span, cls)
 
     def save(self, folder: Path) -> None:
         folder.mkdir(parents=True, exist_ok=True)
-        keep_idx = np.flatnonzero(self.keep_w)
+        class_idx = np.flatnonzero(np.any(self.class_w != 0, axis=0))
         status_idx = np.flatnonzero(np.any(self.status_w != 0, axis=0))
-        np.savez_compressed(folder / "verifier.npz", keep_idx=keep_idx, keep_w=self.keep_w[keep_idx],
-                            keep_b=np.array([self.keep_b]), status_idx=status_idx,
+        np.savez_compressed(folder / "verifier.npz", class_idx=class_idx, class_w=self.class_w[:, class_idx],
+                            class_b=self.class_b, status_idx=status_idx,
                             status_w=self.status_w[:, status_idx], status_b=self.status_b)
-        (folder / "verifier.json").write_text(json.dumps({"dim": DIM, "statuses": STATUSES,
+        (folder / "verifier.json").write_text(json.dumps({"dim": DIM, "statuses": STATUSES, "labels": self.labels,
                                                           "calibration": list(self.calibration)}))
 
     @classmethod
     def load(cls, folder: Path) -> "Verifier":
         meta = json.loads((folder / "verifier.json").read_text())
-        if meta["dim"] != DIM or tuple(meta["statuses"]) != STATUSES:
+        if meta["dim"] != DIM or tuple(meta["statuses"]) != STATUSES or "labels" not in meta:
             raise ValueError(f"the verifier in {folder} was trained with other features; train it again")
         data = np.load(folder / "verifier.npz")
-        keep_w = np.zeros(DIM, dtype=np.float32)
-        keep_w[data["keep_idx"]] = data["keep_w"]
+        labels = tuple(meta["labels"])
+        class_w = np.zeros((len(labels), DIM), dtype=np.float32)
+        class_w[:, data["class_idx"]] = data["class_w"]
         status_w = np.zeros((len(STATUSES), DIM), dtype=np.float32)
         status_w[:, data["status_idx"]] = data["status_w"]
-        return cls(keep_w, float(data["keep_b"][0]), status_w, data["status_b"].astype(np.float32),
+        return cls(labels, class_w, data["class_b"].astype(np.float32), status_w, data["status_b"].astype(np.float32),
                    tuple(meta.get("calibration", (1.0, 0.0))))
 
 
-def fit(keep_rows: list[dict[int, float]], keep_labels: list[int], status_rows: list[dict[int, float]],
-        status_labels: list[str], *, c: float = 1.0, seed: int = 0) -> Verifier:
-    """Fit both models with scikit-learn's logistic regression (training only)."""
+def _matrix(rows):
     from scipy.sparse import csr_matrix
+
+    data, indices, indptr = [], [], [0]
+    for row in rows:
+        indices.extend(row.keys())
+        data.extend(row.values())
+        indptr.append(len(indices))
+    return csr_matrix((np.array(data, dtype=np.float32), np.array(indices), np.array(indptr)), shape=(len(rows), DIM))
+
+
+def _multinomial(rows, labels: list[str], names: tuple[str, ...], c: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """One weight row per name; a name never seen in ``labels`` is never chosen."""
     from sklearn.linear_model import LogisticRegression
 
-    def matrix(rows):
-        data, indices, indptr = [], [], [0]
-        for row in rows:
-            indices.extend(row.keys())
-            data.extend(row.values())
-            indptr.append(len(indices))
-        return csr_matrix((np.array(data, dtype=np.float32), np.array(indices), np.array(indptr)), shape=(len(rows), DIM))
+    y = [names.index(label) for label in labels]
+    model = LogisticRegression(C=c, max_iter=3000, random_state=seed).fit(_matrix(rows), y)
+    w = np.zeros((len(names), DIM), dtype=np.float32)
+    b = np.full(len(names), -1e4, dtype=np.float32)
+    for row, label in enumerate(model.classes_):
+        w[label] = model.coef_[row if len(model.classes_) > 2 else 0]
+        b[label] = model.intercept_[row if len(model.classes_) > 2 else 0]
+    return w, b
 
-    keep = LogisticRegression(C=c, max_iter=2000, random_state=seed).fit(matrix(keep_rows), keep_labels)
-    y = [STATUSES.index(s) for s in status_labels]
-    status = LogisticRegression(C=c, max_iter=2000, random_state=seed).fit(matrix(status_rows), y)
-    status_w = np.zeros((len(STATUSES), DIM), dtype=np.float32)
-    status_b = np.full(len(STATUSES), -1e4, dtype=np.float32)   # a status never seen is never chosen
-    for row, label in enumerate(status.classes_):
-        status_w[label] = status.coef_[row if len(status.classes_) > 2 else 0]
-        status_b[label] = status.intercept_[row if len(status.classes_) > 2 else 0]
-    return Verifier(keep.coef_[0].astype(np.float32), float(keep.intercept_[0]), status_w, status_b)
+
+def fit(class_rows: list[dict[int, float]], class_labels: list[str], status_rows: list[dict[int, float]],
+        status_labels: list[str], classes: list[str], *, c: float = 1.0, seed: int = 0) -> Verifier:
+    """Fit both models with scikit-learn's logistic regression (training only)."""
+    labels = (*classes, NONE)
+    class_w, class_b = _multinomial(class_rows, class_labels, labels, c, seed)
+    status_w, status_b = _multinomial(status_rows, status_labels, STATUSES, c, seed)
+    return Verifier(labels, class_w, class_b, status_w, status_b)
