@@ -11,15 +11,14 @@ import json
 from datetime import datetime
 from pathlib import Path
 
-from .. import dates
 from ... import predicates as preds
 from ...vocabulary import Row
 from ...vocabulary import load as load_vocabulary
+from .. import dates
 from ..base import Candidate, Extractor
 from . import tagger
-from .verifier import governing_verb
 from .corpus import VOCABULARY
-from .verifier import Verifier
+from .verifier import Verifier, governing_verb
 
 MODEL = Path(__file__).resolve().parent / "model"
 THRESHOLD = 0.5          # candidates the verifier gives less are dropped
