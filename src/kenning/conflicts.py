@@ -13,7 +13,9 @@ from .model import Fact
 from .vocabulary import load as _vocabulary
 
 _PARTNER = _vocabulary().row("partner")
-PARTNER_PREDICATES = frozenset(_PARTNER.slot) | (frozenset(_PARTNER.related) - {"has relationship status"})
+_OTHER_SLOTS = {p for row in _vocabulary().rows if row is not _PARTNER for p in row.slot}
+# the partner slot's predicates, and the related wordings that are no other row's slot ("is dating")
+PARTNER_PREDICATES = frozenset(_PARTNER.slot) | (frozenset(_PARTNER.related) - _OTHER_SLOTS)
 DIET_EXCLUDES = _vocabulary().diet_excludes
 STOP = frozenset("""the a an my our your his her their of to in on at for with and or from up off out
  user has have does is am are was were be been being not no some any this that these those""".split())
