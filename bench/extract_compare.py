@@ -38,13 +38,16 @@ def same(expected: str, found: str) -> bool:
     return a == b or f" {a} " in f" {b} " or f" {b} " in f" {a} "
 
 
+MODEL = None    # --model: the learned extractor's weights (default: the shipped ones)
+
+
 def build(name: str):
     if name == "parse":
         from kenning.extract.parse import ParseExtractor
         return ParseExtractor()
     if name == "learned":
         from kenning.extract.learned.extractor import LearnedExtractor
-        return LearnedExtractor()
+        return LearnedExtractor(MODEL) if MODEL else LearnedExtractor()
     if name.startswith("combined"):   # combined: the rules first (as Memory builds it); combined-learned: the model first
         from kenning.extract.combined import CombinedExtractor
         first, then = ("learned", "parse") if name == "combined-learned" else ("parse", "learned")
@@ -104,7 +107,10 @@ def main(argv=None) -> dict:
                     help="score on this split of the labelled corpus (data/corpus) instead of --data; negated "
                          "labels are not expected")
     ap.add_argument("--name", default="extract_compare")
+    ap.add_argument("--model", type=Path, help="the learned extractor's weights (default: the shipped ones)")
     args = ap.parse_args(argv)
+    global MODEL
+    MODEL = args.model
     if args.corpus_split:
         items = corpus_items(args.corpus_split)
     else:

@@ -8,7 +8,8 @@ time and per-query latency alongside. Run:
 
 Then the same turns go through ``add_turn`` and one queue worker that claims
 ``--batch`` jobs at a time (one parser batch, one embedding batch per claim),
-timed side by side in the same run.
+timed side by side in the same run, once per extractor of ``--extractors``
+(the first is also timed through ``add``).
 """
 from __future__ import annotations
 
@@ -56,7 +57,9 @@ def main(argv=None):
     ap.add_argument("--locomo", type=Path, default=DEFAULT_LOCOMO)
     ap.add_argument("--turns", type=int, default=None)
     ap.add_argument("--batch", type=int, default=16, help="jobs a queue worker claims at once")
+    ap.add_argument("--extractors", default="parse", help="comma-separated: parse, learned, combined")
     args = ap.parse_args(argv)
+    names = args.extractors.split(",")
 
     from kenning import Memory
     from kenning.embed.local import LocalEmbedder
@@ -75,7 +78,7 @@ def main(argv=None):
 
     data = turns(args.locomo, args.turns)
     with tempfile.TemporaryDirectory() as tmp:
-        mem = Memory(f"sqlite:///{tmp}/bench.db")
+        mem = Memory(f"sqlite:///{tmp}/bench.db", extractor=names[0])
         mem.add("I live in Berlin.", dataset="warmup")
         cold(mem)
         add_ms, facts = [], 0
@@ -93,19 +96,22 @@ def main(argv=None):
         from kenning import Settings
         from kenning.jobs import Worker
 
-        qmem = Memory(f"sqlite:///{tmp}/queued.db", settings=Settings(worker_threads=0))
-        qmem.add("I live in Berlin.", dataset="warmup")
-        t = time.perf_counter()
-        for i, (dataset, text, at, dia) in enumerate(data):
-            qmem.add_turn(dataset, "user", text, at=at, message_id=f"{dia}-{i}")
-        enqueue_s = time.perf_counter() - t
-        worker = Worker(qmem.services, batch=args.batch)
-        cold(qmem)   # the add run above filled the shared vector cache with these very texts
-        t = time.perf_counter()
-        while worker.run_batch():
-            pass
-        drain_s = time.perf_counter() - t
-        qmem.close()
+        queued = {}
+        for name in names:
+            qmem = Memory(f"sqlite:///{tmp}/queued-{name}.db", settings=Settings(worker_threads=0), extractor=name)
+            qmem.add("I live in Berlin.", dataset="warmup")
+            t = time.perf_counter()
+            for i, (dataset, text, at, dia) in enumerate(data):
+                qmem.add_turn(dataset, "user", text, at=at, message_id=f"{dia}-{i}")
+            enqueue_s = time.perf_counter() - t
+            worker = Worker(qmem.services, batch=args.batch)
+            cold(qmem)   # the add run above filled the shared vector cache with these very texts
+            t = time.perf_counter()
+            while worker.run_batch():
+                pass
+            queued[name] = time.perf_counter() - t
+            qmem.close()
+        drain_s = queued[names[0]]
 
         # The floor: the same turns through add with an extractor that finds nothing, so only the
         # message is kept, embedded and indexed. What the parser costs is the difference.
@@ -127,7 +133,8 @@ def main(argv=None):
         fmem.close()
 
     result = {
-        "command": "python bench/write_throughput.py",
+        "command": "python bench/write_throughput.py" + (f" --extractors {args.extractors}" if len(names) > 1 else ""),
+        "extractor": names[0],
         "turns": len(data), "facts_written": facts, "seconds": round(total, 3),
         "turns_per_s": round(len(data) / total, 1), "facts_per_s": round(facts / total, 1),
         "add_ms_p50": round(statistics.median(add_ms), 2), "add_ms_p95": round(pct(add_ms, 95), 2),
@@ -135,6 +142,9 @@ def main(argv=None):
         "queued_batch": args.batch, "queued_enqueue_s": round(enqueue_s, 3), "queued_drain_s": round(drain_s, 3),
         "queued_turns_per_s": round(len(data) / drain_s, 1),
         "queued_vs_add": round(total / drain_s, 2),
+        **{f"queued_turns_per_s_{name}": round(len(data) / queued[name], 1) for name in names[1:]},
+        **{f"queued_ms_per_turn_{name}": round(1000 * queued[name] / len(data), 2) for name in names},
+        "floor_ms_per_turn": round(1000 * floor_s / len(data), 2),
         "floor_no_extractor_turns_per_s": round(len(data) / floor_s, 1),
         "parse_share_of_add_time": round(1 - floor_s / total, 3),
         "embedder_load_s": round(load_s, 3), "embed_query_ms_p50": round(statistics.median(lat), 2),

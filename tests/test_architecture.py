@@ -73,8 +73,10 @@ LAYERS = {
     "kenning.store": FOUNDATION | {"kenning.embed.base", "kenning.store"},
     # the HTTP SDK: the result types and errors only (no ranking engine, store or server)
     "kenning.client": FOUNDATION,
-    # extractors read text and the fact vocabulary; they know nothing of storage or serving
-    "kenning.extract": FOUNDATION | {"kenning.extract", "kenning.predicates", "kenning.vocabulary"},
+    # extractors read text and the fact vocabulary (the learned one with the bundled encoder's token
+    # states); they know nothing of storage or serving
+    "kenning.extract": FOUNDATION | {"kenning.extract", "kenning.predicates", "kenning.vocabulary",
+                                     "kenning.embed.local", "kenning.embed.base"},
     # the fact vocabulary is data: it reads its table and nothing of kenning
     "kenning.vocabulary": set(),
 }

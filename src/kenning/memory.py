@@ -35,6 +35,15 @@ def _local_embedder(threads: int) -> Embedder:
     return CachedEmbedder(LocalEmbedder(threads=threads))
 
 
+def _shared_encoder(embedder: Embedder | None):
+    """The bundled model under ``embedder``, for the learned extractor to read messages with (one forward pass
+    serves both); None when the memory embeds with something else (the extractor loads its own)."""
+    from .embed.local import LocalEmbedder
+
+    inner = embedder.inner if isinstance(embedder, CachedEmbedder) else embedder
+    return inner if isinstance(inner, LocalEmbedder) else None
+
+
 IN_MEMORY = (":memory:", "sqlite://", "sqlite:///:memory:")
 
 
@@ -108,14 +117,14 @@ class Memory:
         elif extractor == "learned":
             from .extract.learned.extractor import LearnedExtractor
 
-            extractor = LearnedExtractor()
+            extractor = LearnedExtractor(encoder=_shared_encoder(embedder))
         elif extractor == "combined":   # the rules' facts, and the trained extractor's where they add one
             from .extract.combined import CombinedExtractor
             from .extract.learned.extractor import LearnedExtractor
             from .extract.parse import ParseExtractor
 
             extractor = CombinedExtractor(ParseExtractor(budget_seconds=self.settings.extract_budget_seconds),
-                                          LearnedExtractor())
+                                          LearnedExtractor(encoder=_shared_encoder(embedder)))
         elif isinstance(extractor, str):
             from .extract.llm import build_extractor  # "openai", "anthropic"; anything else: ConfigError
 

@@ -168,3 +168,24 @@ def test_embedder_with_broken_output_stores_nothing(hash_embedder_cls):
         with pytest.raises(NonFiniteVector):
             mem.add("I live in Berlin.", "sam")
         assert mem.list_facts("sam", include_invalidated=True).total == 0
+
+
+def test_token_states_line_up_with_the_text_and_pool_to_the_embedding():
+    fresh = LocalEmbedder()
+    text = "My sister Ana moved to Lisbon."
+    (vectors, offsets), = fresh.token_states([text])
+    assert vectors.shape == (len(offsets), 384) and len(offsets) >= 6
+    assert [text[a:b].lower() for a, b in offsets[:3]] == ["my", "sister", "ana"]     # no [CLS], no [SEP]
+    assert text in fresh._recent
+    shared = fresh.embed(text)            # served from the forward pass the states came from
+    assert text not in fresh._recent
+    again = LocalEmbedder().embed(text)   # computed on its own
+    assert np.allclose(shared, again, atol=1e-5)
+
+
+def test_the_learned_extractor_reads_with_the_memorys_own_model():
+    from kenning.embed.base import CachedEmbedder
+
+    with Memory(":memory:", extractor="learned") as memory:
+        assert isinstance(memory.embedder, CachedEmbedder)
+        assert memory.extractor.encoder is memory.embedder.inner

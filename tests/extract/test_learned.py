@@ -7,6 +7,7 @@ from collections import Counter
 from datetime import datetime, timezone
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from kenning.extract.learned import corpus, verifier
@@ -64,14 +65,40 @@ def test_the_verifier_saves_and_loads_what_it_learned(tmp_path):
     rows = [verifier.vector([f"c=a", f"w={i % 3}"]) for i in range(30)]
     labels = [("lives_in", "age", verifier.NONE)[i % 3] for i in range(30)]
     statuses = [("current", "ended", "plan")[i % 3] for i in range(30)]
-    fitted = verifier.fit(rows, labels, rows, statuses, ["lives_in", "age", "pet"])
+    dense = np.random.default_rng(0).normal(size=(30, verifier.DENSE)).astype(np.float32)
+    fitted = verifier.fit(rows, dense, labels, rows, statuses, ["lives_in", "age", "pet"])
     fitted.save(tmp_path)
     again = verifier.Verifier.load(tmp_path)
-    import numpy as np
 
     assert again.labels == ("lives_in", "age", "pet", verifier.NONE)
     assert np.allclose(again.class_w, fitted.class_w) and np.allclose(again.status_w, fitted.status_w)
+    assert np.allclose(again.class_d, fitted.class_d) and np.any(again.class_d != 0)
     assert again.class_b[2] < -1e3      # a class never seen is never chosen
+
+
+def test_a_verifier_trained_without_the_dense_features_is_refused(tmp_path):
+    rows = [verifier.vector([f"w={i % 2}"]) for i in range(10)]
+    fitted = verifier.fit(rows, np.zeros((10, verifier.DENSE), np.float32), ["age", verifier.NONE] * 5,
+                          rows, ["current", "ended"] * 5, ["age"])
+    fitted.save(tmp_path)
+    meta = json.loads((tmp_path / "verifier.json").read_text())
+    (tmp_path / "verifier.json").write_text(json.dumps({**meta, "dense": 0}))
+    with pytest.raises(ValueError, match="train it again"):
+        verifier.Verifier.load(tmp_path)
+
+
+def test_parse_phrases_the_recognizer_missed_become_candidates(extractor):
+    from kenning.extract.learned.candidates import UNTAGGED, candidates
+
+    doc = extractor._nlp("My sister and I adopted an old greyhound called Biscuit, and I'm learning to sail.")
+    found = {span.text: tagged for span, tagged in candidates(doc)}
+    assert "old greyhound" in found or "greyhound" in found
+    assert not any(text.lower() in ("i", "my", "an") for text in found)      # never a bare pronoun or article
+    spans = [span for span, _ in candidates(doc)]
+    tagged = [s for s, t in candidates(doc) if t != UNTAGGED]
+    assert all(not (u.start < t.end and t.start < u.end) for u, tu in candidates(doc) if tu == UNTAGGED
+               for t in tagged)                                                # a parse phrase never doubles one
+    assert len(spans) == len({(s.start, s.end) for s in spans})
 
 
 def test_the_shipped_model_holds_its_recorded_scores_class_by_class(items, extractor):

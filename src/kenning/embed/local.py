@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import threading
+from collections import OrderedDict
 from pathlib import Path
 
 import numpy as np
@@ -21,6 +22,7 @@ MODEL_NAME = "all-MiniLM-L6-v2-int8"
 MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 MAX_TOKENS = 256
 BATCH = 32
+RECENT = 512     # pooled vectors of texts whose token states were just computed (the extractor's messages)
 
 
 def _package_dir(name: str) -> Path:
@@ -58,6 +60,9 @@ class LocalEmbedder(Embedder):
         self._lock = threading.Lock()
         self._session = None
         self._tokenizer = None
+        # The learned extractor reads a message's token states before the write path embeds the same
+        # message: the pooled vector is kept from that pass, so the message costs one forward pass.
+        self._recent: OrderedDict[str, np.ndarray] = OrderedDict()
 
     def load(self) -> None:
         with self._lock:
@@ -88,6 +93,12 @@ class LocalEmbedder(Embedder):
 
     def _embed(self, texts: list[str]) -> np.ndarray:
         self.load()
+        with self._lock:
+            known = {t: self._recent.pop(t) for t in texts if t in self._recent}
+        if known:
+            rest = [t for t in dict.fromkeys(texts) if t not in known]
+            known.update(zip(rest, self._embed(rest) if rest else []))
+            return np.stack([known[t] for t in texts])
         # Sort by length and cut a batch where the length jumps, so a long message never pads a
         # batch of short labels to its own length; restore the order after.
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
@@ -101,6 +112,38 @@ class LocalEmbedder(Embedder):
                 batch.append(i)
         return out
 
+    def token_states(self, texts: list[str]) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Each text's contextual word-piece vectors (the model's last layer, before pooling) with their
+        character offsets, ``[CLS]`` and ``[SEP]`` left out: what the learned extractor reads a span's
+        meaning from. One forward pass per text, as :meth:`embed` makes."""
+        self.load()
+        out = []
+        for i in range(0, len(texts), BATCH):
+            batch = texts[i:i + BATCH]
+            encodings = self._tokenizer.encode_batch(batch)
+            hidden = self._forward(encodings)
+            pooled = self._pool(hidden, np.array([e.attention_mask for e in encodings], dtype=np.int64))
+            with self._lock:
+                for text, vector in zip(batch, pooled):
+                    self._recent[text] = vector
+                    self._recent.move_to_end(text)
+                while len(self._recent) > RECENT:
+                    self._recent.popitem(last=False)
+            for row, enc in zip(hidden, encodings):
+                keep = [j for j, (mask, special) in enumerate(zip(enc.attention_mask, enc.special_tokens_mask))
+                        if mask and not special]
+                out.append((row[keep].astype(np.float32), np.array([enc.offsets[j] for j in keep],
+                                                                   dtype=np.int32).reshape(-1, 2)))
+        return out
+
+    def _forward(self, encodings) -> np.ndarray:
+        ids = np.array([e.ids for e in encodings], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+        feeds = {"input_ids": ids, "attention_mask": mask}
+        if "token_type_ids" in self._inputs:
+            feeds["token_type_ids"] = np.zeros_like(ids)
+        return self._session.run(None, feeds)[0]
+
     def _run(self, texts: list[str]) -> np.ndarray:
         encodings = self._tokenizer.encode_batch(texts)
         ids = np.array([e.ids for e in encodings], dtype=np.int64)
@@ -108,7 +151,11 @@ class LocalEmbedder(Embedder):
         feeds = {"input_ids": ids, "attention_mask": mask}
         if "token_type_ids" in self._inputs:
             feeds["token_type_ids"] = np.zeros_like(ids)
-        hidden = self._session.run(None, feeds)[0]
+        return self._pool(self._session.run(None, feeds)[0], mask)
+
+    @staticmethod
+    def _pool(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """The sentence vector: the mean of the unpadded token states, of unit length."""
         weights = mask[..., None].astype(np.float32)
         pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)

@@ -11,12 +11,16 @@ import json
 from datetime import datetime
 from pathlib import Path
 
+import numpy as np
+
 from ... import predicates as preds
 from ...vocabulary import Row
 from ...vocabulary import load as load_vocabulary
 from .. import dates
 from ..base import Candidate, Extractor
+from ...embed.local import LocalEmbedder
 from . import tagger
+from .candidates import candidates
 from .corpus import VOCABULARY
 from .verifier import Verifier, governing_verb
 
@@ -26,6 +30,7 @@ THRESHOLD = 0.5          # candidates the verifier gives less are dropped
 ONE_VALUE_THRESHOLD = 0.7
 # Classes whose facts need more than the span to state (the relation's own predicate); not produced yet.
 UNSUPPORTED = frozenset({"relative_detail"})
+LONG = 150      # tokens: a longer message is encoded sentence by sentence (the encoder reads 256 word pieces)
 EVENT_KINDS = frozenset({"event", "plan"})
 
 
@@ -38,7 +43,8 @@ class LearnedExtractor(Extractor):
 
     name = "learned"
 
-    def __init__(self, folder: Path = MODEL, threshold: float = THRESHOLD):
+    def __init__(self, folder: Path = MODEL, threshold: float = THRESHOLD, encoder: LocalEmbedder | None = None):
+        """``encoder``: the bundled embedder the write path uses, so a message is encoded once for both."""
         if not (folder / tagger.COMPONENT).is_dir() or not (folder / "verifier.npz").is_file():
             from ...errors import ConfigError
             raise ConfigError(f"no trained extractor in {folder}: run python -m kenning.extract.learned.train")
@@ -50,19 +56,45 @@ class LearnedExtractor(Extractor):
         facts = tagger.add_tagger(self._nlp, [], hidden_width=shape.get("hidden_width", 64))
         facts.from_disk(folder / tagger.COMPONENT)
         self.verifier = Verifier.load(folder)
+        self.encoder = encoder or LocalEmbedder()
+
+    def _states(self, docs) -> list[tuple]:
+        """The encoder's token states of each doc; a doc longer than the encoder reads is encoded a
+        sentence at a time, with the offsets moved to the doc's."""
+        short = [d for d in docs if len(d) <= LONG]
+        found = dict(zip((id(d) for d in short), self.encoder.token_states([d.text for d in short])))
+        out = []
+        for doc in docs:
+            if id(doc) in found:
+                out.append(found[id(doc)])
+                continue
+            sents = list(doc.sents)
+            parts = self.encoder.token_states([s.text for s in sents])
+            out.append((np.concatenate([v for v, _ in parts]) if parts else np.zeros((0, 384), np.float32),
+                        np.concatenate([o + s.start_char for (_, o), s in zip(parts, sents)])
+                        if parts else np.zeros((0, 2), np.int32)))
+        return out
 
     def _judged(self, docs):
-        for doc in docs:
-            out = []
-            for ent in doc.ents:
-                cls, p, status = self.verifier.judge(doc, ent, ent.label_)
-                out.append((ent, cls, status, p))
-            yield doc, out
+        """Each doc with the candidates the verifier keeps: (span, class, status, confidence), the likeliest
+        first; one overlapping a likelier kept one is dropped (one object, one fact)."""
+        docs = list(docs)
+        for doc, states in zip(docs, self._states(docs)):
+            judged = []
+            for span, tagged in candidates(doc):
+                cls, p, status = self.verifier.judge(doc, span, tagged, states)
+                judged.append((span, cls, status, p))
+            judged.sort(key=lambda j: -j[3])
+            kept = []
+            for j in judged:
+                if j[3] >= self.bar(j[1]) and not any(j[0].start < k[0].end and k[0].start < j[0].end for k in kept):
+                    kept.append(j)
+            yield doc, kept
 
     def spans(self, text: str) -> list[tuple[int, int, str, str, float]]:
         """(start, end, class, status, confidence) of the kept candidates (for evaluation)."""
         doc, judged = next(self._judged([self._nlp(text)]))
-        return [(e.start_char, e.end_char, cls, status, p) for e, cls, status, p in judged if p >= self.bar(cls)]
+        return [(e.start_char, e.end_char, cls, status, p) for e, cls, status, p in judged]
 
     def bar(self, cls: str) -> float:
         """The confidence a candidate of ``cls`` needs to be kept."""
@@ -75,11 +107,11 @@ class LearnedExtractor(Extractor):
 
     def extract_many(self, texts: list[str], *, at: list[datetime]) -> list[list[Candidate]]:
         out = []
-        docs = self._nlp.pipe(texts, batch_size=64)
+        docs = list(self._nlp.pipe(texts, batch_size=64))
         for (doc, judged), when in zip(self._judged(docs), at):
             cands = []
             for ent, cls, status, p in judged:
-                if p < self.bar(cls) or cls in UNSUPPORTED or cls not in self.rows or status == "negated":
+                if cls in UNSUPPORTED or cls not in self.rows or status == "negated":
                     continue
                 cands.append(self._candidate(ent, cls, status, p, when))
             out.append(cands)

@@ -24,6 +24,8 @@ import numpy as np
 from spacy.tokens import DocBin
 
 from . import corpus, tagger, verifier
+from .candidates import UNTAGGED, overlap
+from .candidates import candidates as all_candidates
 from .corpus import Item
 
 MODEL = Path(__file__).resolve().parent / "model"
@@ -44,26 +46,40 @@ def take(gold: list, cls: str, start: int, end: int):
 
 
 def candidates(nlp, items: list[Item]):
-    """(doc, span, the recognizer's label, the item's labels) for every span the recognizer finds."""
+    """(doc, span, the recognizer's label, the item's labels) for every candidate: the recognizer's spans
+    and the parse phrases beside them."""
     out = []
     for doc, item in zip(tagger.predict(nlp, [i.text for i in items]), items):
-        for ent in doc.ents:
-            out.append((doc, ent, ent.label_, item.labels))
+        for span, tagged in all_candidates(doc):
+            out.append((doc, span, tagged, item.labels))
     return out
 
 
 def gold_class(labels, tagged: str, start: int, end: int) -> str:
-    """The class of the label the span overlaps (the recognizer's own class when several do), or ``none``."""
+    """The class of the label the span overlaps (the recognizer's own class when several do), or ``none``.
+    A parse phrase (``tagged`` is UNTAGGED) must cover at least half of the label's and its own characters
+    together: a phrase that holds the object among other words would store those words too."""
     over = [g for g in labels if g.start < end and start < g.end]
+    if tagged == UNTAGGED:
+        over = [g for g in over if overlap((g.start, g.end), (start, end)) >= 0.5]
     if not over:
         return verifier.NONE
     return tagged if any(g.cls == tagged for g in over) else max(over, key=lambda g: min(g.end, end) - max(g.start, start)).cls
 
 
-def gold_rows(nlp, items: list[Item], classify: bool = False):
+def encode(items: list[Item]) -> dict[str, tuple]:
+    """The bundled encoder's token states of each item's text (what the class model's dense features read)."""
+    from ...embed.local import LocalEmbedder
+
+    texts = sorted({i.text for i in items})
+    return dict(zip(texts, LocalEmbedder().token_states(texts)))
+
+
+def gold_rows(nlp, items: list[Item], classify: bool = False, states: dict | None = None):
     """Feature rows of every labelled fact (its span as the recognizer would have found it), with its status;
-    with ``classify``, the class model's rows (no recognizer's label) with its class."""
-    rows, labels = [], []
+    with ``classify``, the class model's rows (no recognizer's label, and their dense features from
+    ``states``) with its class."""
+    rows, labels, dense = [], [], []
     with nlp.select_pipes(disable=[tagger.COMPONENT]):
         docs = list(nlp.pipe([i.text for i in items], batch_size=64))
     for doc, item in zip(docs, items):
@@ -73,11 +89,12 @@ def gold_rows(nlp, items: list[Item], classify: bool = False):
                 continue
             if classify:
                 rows.append(verifier.vector(verifier.class_names(doc, span, "?")))
+                dense.append(verifier.dense(states[item.text], span))
                 labels.append(label.cls)
             else:
                 rows.append(verifier.vector(verifier.names(doc, span, label.cls)))
                 labels.append(label.status)
-    return rows, labels
+    return (rows, labels, dense) if classify else (rows, labels)
 
 
 def cache_key(items: list[Item], args) -> str:
@@ -187,11 +204,15 @@ def main(argv=None) -> dict:
             fold_docs += tagger.predict(fold_nlp, [i.text for i in unseen])
             fold_items += unseen
         DocBin(docs=fold_docs).to_disk(folds)
-    class_rows, class_labels = [], []
+    began_encoding = time.perf_counter()
+    states = encode(train_items + calibration_items)
+    print(f"encoded {len(states)} messages in {time.perf_counter() - began_encoding:.0f} s", flush=True)
+    class_rows, class_labels, class_dense = [], [], []
     for doc, item in zip(fold_docs, fold_items):
-        for ent in doc.ents:
-            class_rows.append(verifier.vector(verifier.class_names(doc, ent, ent.label_)))
-            class_labels.append(gold_class(item.labels, ent.label_, ent.start_char, ent.end_char))
+        for span, tagged in all_candidates(doc):
+            class_rows.append(verifier.vector(verifier.class_names(doc, span, tagged)))
+            class_dense.append(verifier.dense(states[item.text], span))
+            class_labels.append(gold_class(item.labels, tagged, span.start_char, span.end_char))
 
     nlp = tagger.base_pipeline()
     final = cache / "final"
@@ -206,14 +227,16 @@ def main(argv=None) -> dict:
         (final / "history.json").write_text(json.dumps(history))
     status_rows, status_labels = gold_rows(nlp, train_items)
     if args.gold_rows:     # every labelled span too, without the recognizer's label: the class from its context
-        rows, labels_ = gold_rows(nlp, train_items, classify=True)
+        rows, labels_, dense = gold_rows(nlp, train_items, classify=True, states=states)
         class_rows += rows
         class_labels += labels_
-    model = verifier.fit(class_rows, class_labels, status_rows, status_labels, classes, seed=args.seed, c=args.c)
+        class_dense += dense
+    model = verifier.fit(class_rows, np.array(class_dense), class_labels, status_rows, status_labels, classes,
+                         seed=args.seed, c=args.c)
 
     raw, truth = [], []
     for doc, span, tagged, gold in candidates(nlp, calibration_items):
-        cls, p = model.classify(doc, span, tagged)
+        cls, p = model.classify(doc, span, tagged, states[doc.text])
         raw.append(p)
         truth.append(int(gold_class(gold, cls, span.start_char, span.end_char) == cls))
     model.calibration = platt(np.array(raw), np.array(truth))   # over the uncalibrated probabilities

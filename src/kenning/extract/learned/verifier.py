@@ -3,7 +3,9 @@ calibrated probability (the fact's confidence) and its status (current, ended, n
 
 The recognizer finds spans well but names their class less well (a stay tagged as a home, a child as
 someone the user lives with); the class model reads the recognizer's label as one feature among the
-span's context and words, and may overrule it.
+span's context and words, and may overrule it. Beside those sparse features it reads two dense ones, the
+bundled sentence encoder's contextual vectors of the span and of its governing verb: words never seen in
+the corpus ("Haskell", "tacrolimus") still land near the words of their kind.
 
 Features are read off the parse around the span, never keyed to words of particular sentences: the
 class, the span's dependency role and shape, the governing verb's lemma, tense, mood and form, its
@@ -26,6 +28,8 @@ STATUSES = ("current", "ended", "negated", "plan", "past")
 FIRST_PERSON = frozenset({"i", "we", "me", "us", "my", "our", "mine", "ours", "im", "i'm", "ive", "i've", "id", "i'd",
                           "ill", "i'll"})
 WINDOW = 5
+DENSE = 2 * 384          # the span's and its verb's contextual vectors
+DENSE_SCALE = 2.0        # each unit vector scaled so the regulariser weighs it like a handful of sparse features
 
 
 def governing_verb(span):
@@ -122,6 +126,20 @@ def class_names(doc, span, tagged: str) -> list[str]:
     return out
 
 
+def dense(states, span) -> np.ndarray:
+    """The span's and its governing verb's vectors: the mean of the encoder's word pieces under each (see
+    ``LocalEmbedder.token_states``), each of unit length times :data:`DENSE_SCALE`."""
+    vectors, offsets = states
+    out = np.zeros(DENSE, dtype=np.float32)
+    verb = governing_verb(span)
+    for k, (start, end) in enumerate(((span.start_char, span.end_char), (verb.idx, verb.idx + len(verb)))):
+        under = (offsets[:, 0] < end) & (start < offsets[:, 1]) if len(offsets) else np.zeros(0, bool)
+        if under.any():
+            v = vectors[under].mean(axis=0)
+            out[k * 384:(k + 1) * 384] = DENSE_SCALE * v / max(float(np.linalg.norm(v)), 1e-6)
+    return out
+
+
 def vector(features: list[str]) -> dict[int, float]:
     row: dict[int, float] = {}
     for name in features:
@@ -141,16 +159,18 @@ class Verifier:
     labels: tuple[str, ...]
     class_w: np.ndarray      # (len(labels), DIM)
     class_b: np.ndarray
+    class_d: np.ndarray      # (len(labels), DENSE)
     status_w: np.ndarray     # (len(STATUSES), DIM)
     status_b: np.ndarray
     calibration: tuple[float, float] = (1.0, 0.0)   # Platt (a, b) over the chosen class's logit
 
-    def classify(self, doc, span, tagged: str) -> tuple[str, float]:
-        """(class, raw probability) of the likeliest class other than ``none``."""
+    def classify(self, doc, span, tagged: str, states) -> tuple[str, float]:
+        """(class, raw probability) of the likeliest class other than ``none``; ``states`` are the encoder's
+        for the doc's text."""
         row = vector(class_names(doc, span, tagged))
         idx = np.fromiter(row.keys(), dtype=np.int64, count=len(row))
         val = np.fromiter(row.values(), dtype=np.float32, count=len(row))
-        scores = self.class_w[:, idx] @ val + self.class_b
+        scores = self.class_w[:, idx] @ val + self.class_d @ dense(states, span) + self.class_b
         scores = np.exp(scores - scores.max())
         probs = scores / scores.sum()
         order = np.argsort(-probs)
@@ -168,9 +188,9 @@ class Verifier:
         val = np.fromiter(row.values(), dtype=np.float32, count=len(row))
         return STATUSES[int(np.argmax(self.status_w[:, idx] @ val + self.status_b))]
 
-    def judge(self, doc, span, tagged: str) -> tuple[str, float, str]:
+    def judge(self, doc, span, tagged: str, states) -> tuple[str, float, str]:
         """(class, calibrated probability, status) of a candidate span the recognizer tagged ``tagged``."""
-        cls, p = self.classify(doc, span, tagged)
+        cls, p = self.classify(doc, span, tagged, states)
         return cls, self.calibrated(p), self.status(doc, span, cls)
 
     def save(self, folder: Path) -> None:
@@ -178,15 +198,16 @@ class Verifier:
         class_idx = np.flatnonzero(np.any(self.class_w != 0, axis=0))
         status_idx = np.flatnonzero(np.any(self.status_w != 0, axis=0))
         np.savez_compressed(folder / "verifier.npz", class_idx=class_idx, class_w=self.class_w[:, class_idx],
-                            class_b=self.class_b, status_idx=status_idx,
+                            class_b=self.class_b, class_d=self.class_d, status_idx=status_idx,
                             status_w=self.status_w[:, status_idx], status_b=self.status_b)
-        (folder / "verifier.json").write_text(json.dumps({"dim": DIM, "statuses": STATUSES, "labels": self.labels,
+        (folder / "verifier.json").write_text(json.dumps({"dim": DIM, "dense": DENSE, "statuses": STATUSES,
+                                                          "labels": self.labels,
                                                           "calibration": list(self.calibration)}))
 
     @classmethod
     def load(cls, folder: Path) -> "Verifier":
         meta = json.loads((folder / "verifier.json").read_text())
-        if meta["dim"] != DIM or tuple(meta["statuses"]) != STATUSES or "labels" not in meta:
+        if meta["dim"] != DIM or tuple(meta["statuses"]) != STATUSES or meta.get("dense") != DENSE:
             raise ValueError(f"the verifier in {folder} was trained with other features; train it again")
         data = np.load(folder / "verifier.npz")
         labels = tuple(meta["labels"])
@@ -194,28 +215,32 @@ class Verifier:
         class_w[:, data["class_idx"]] = data["class_w"]
         status_w = np.zeros((len(STATUSES), DIM), dtype=np.float32)
         status_w[:, data["status_idx"]] = data["status_w"]
-        return cls(labels, class_w, data["class_b"].astype(np.float32), status_w, data["status_b"].astype(np.float32),
-                   tuple(meta.get("calibration", (1.0, 0.0))))
+        return cls(labels, class_w, data["class_b"].astype(np.float32), data["class_d"].astype(np.float32),
+                   status_w, data["status_b"].astype(np.float32), tuple(meta.get("calibration", (1.0, 0.0))))
 
 
-def _matrix(rows):
-    from scipy.sparse import csr_matrix
+def _matrix(rows, dense_rows=None):
+    from scipy.sparse import csr_matrix, hstack
 
     data, indices, indptr = [], [], [0]
     for row in rows:
         indices.extend(row.keys())
         data.extend(row.values())
         indptr.append(len(indices))
-    return csr_matrix((np.array(data, dtype=np.float32), np.array(indices), np.array(indptr)), shape=(len(rows), DIM))
+    sparse = csr_matrix((np.array(data, dtype=np.float32), np.array(indices), np.array(indptr)), shape=(len(rows), DIM))
+    return sparse if dense_rows is None else hstack([sparse, csr_matrix(dense_rows)], format="csr")
 
 
-def _multinomial(rows, labels: list[str], names: tuple[str, ...], c: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """One weight row per name; a name never seen in ``labels`` is never chosen."""
+def _multinomial(rows, labels: list[str], names: tuple[str, ...], c: float, seed: int,
+                 dense_rows=None) -> tuple[np.ndarray, np.ndarray]:
+    """One weight row per name (the sparse columns, then the dense ones); a name never seen in ``labels`` is
+    never chosen."""
     from sklearn.linear_model import LogisticRegression
 
     y = [names.index(label) for label in labels]
-    model = LogisticRegression(C=c, max_iter=3000, random_state=seed).fit(_matrix(rows), y)
-    w = np.zeros((len(names), DIM), dtype=np.float32)
+    model = LogisticRegression(C=c, max_iter=3000, random_state=seed).fit(_matrix(rows, dense_rows), y)
+    width = DIM + (0 if dense_rows is None else DENSE)
+    w = np.zeros((len(names), width), dtype=np.float32)
     b = np.full(len(names), -1e4, dtype=np.float32)
     for row, label in enumerate(model.classes_):
         w[label] = model.coef_[row if len(model.classes_) > 2 else 0]
@@ -223,10 +248,11 @@ def _multinomial(rows, labels: list[str], names: tuple[str, ...], c: float, seed
     return w, b
 
 
-def fit(class_rows: list[dict[int, float]], class_labels: list[str], status_rows: list[dict[int, float]],
-        status_labels: list[str], classes: list[str], *, c: float = 1.0, seed: int = 0) -> Verifier:
+def fit(class_rows: list[dict[int, float]], class_dense: np.ndarray, class_labels: list[str],
+        status_rows: list[dict[int, float]], status_labels: list[str], classes: list[str], *, c: float = 1.0,
+        seed: int = 0) -> Verifier:
     """Fit both models with scikit-learn's logistic regression (training only)."""
     labels = (*classes, NONE)
-    class_w, class_b = _multinomial(class_rows, class_labels, labels, c, seed)
+    class_w, class_b = _multinomial(class_rows, class_labels, labels, c, seed, class_dense)
     status_w, status_b = _multinomial(status_rows, status_labels, STATUSES, c, seed)
-    return Verifier(labels, class_w, class_b, status_w, status_b)
+    return Verifier(labels, class_w[:, :DIM], class_b, class_w[:, DIM:], status_w, status_b)
