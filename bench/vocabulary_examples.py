@@ -3,8 +3,8 @@
 Each row of ``src/kenning/vocabulary/facts.toml`` carries example sentences with the object (and status)
 they state. An example passes when a candidate has the row's predicate or one of its aliases (an open
 row's: any verb), the object (one inside the other, ignoring case) and the status (an ending ends, a plan
-is a plan, a past event is an event or an ending). Once every example passes for the default extractor,
-this becomes a test. Run:
+is a plan, a past event is an event or an ending). For the learned extractor each example is also a test
+case (``tests/extract/test_learned.py``). Run:
 
     .venv/bin/python bench/vocabulary_examples.py [--extractors learned,parse,combined]
 """
@@ -21,6 +21,8 @@ sys.path.insert(0, str(ROOT / "bench"))
 from common import write  # noqa: E402
 from extract_compare import build  # noqa: E402
 
+from kenning.predicates import relation_detail  # noqa: E402
+
 AT = datetime(2026, 6, 1, 12, tzinfo=timezone.utc)
 
 
@@ -28,7 +30,8 @@ def passes(row, candidates, obj: str, status: str) -> bool:
     low = obj.lower()
     for c in candidates:
         same = low in c.object.lower() or c.object.lower() in low
-        predicate = row.open or c.predicate in row.slot
+        predicate = row.open or c.predicate in row.slot or (
+            row.predicate.startswith("<relation>") and relation_detail(c.predicate) is not None)
         state = {"ended": c.ends, "plan": c.kind == "plan", "past": c.kind == "event" or c.ends}.get(status, not c.ends)
         if c.object and same and predicate and state:
             return True

@@ -66,20 +66,21 @@ def test_the_verifier_saves_and_loads_what_it_learned(tmp_path):
     labels = [("lives_in", "age", verifier.NONE)[i % 3] for i in range(30)]
     statuses = [("current", "ended", "plan")[i % 3] for i in range(30)]
     dense = np.random.default_rng(0).normal(size=(30, verifier.DENSE)).astype(np.float32)
-    fitted = verifier.fit(rows, dense, labels, rows, statuses, ["lives_in", "age", "pet"])
+    fitted = verifier.fit(rows, dense, labels, rows, dense, statuses, ["lives_in", "age", "pet"])
     fitted.save(tmp_path)
     again = verifier.Verifier.load(tmp_path)
 
     assert again.labels == ("lives_in", "age", "pet", verifier.NONE)
     assert np.allclose(again.class_w, fitted.class_w) and np.allclose(again.status_w, fitted.status_w)
     assert np.allclose(again.class_d, fitted.class_d) and np.any(again.class_d != 0)
+    assert np.allclose(again.status_d, fitted.status_d)
     assert again.class_b[2] < -1e3      # a class never seen is never chosen
 
 
 def test_a_verifier_trained_without_the_dense_features_is_refused(tmp_path):
     rows = [verifier.vector([f"w={i % 2}"]) for i in range(10)]
-    fitted = verifier.fit(rows, np.zeros((10, verifier.DENSE), np.float32), ["age", verifier.NONE] * 5,
-                          rows, ["current", "ended"] * 5, ["age"])
+    none = np.zeros((10, verifier.DENSE), np.float32)
+    fitted = verifier.fit(rows, none, ["age", verifier.NONE] * 5, rows, none, ["current", "ended"] * 5, ["age"])
     fitted.save(tmp_path)
     meta = json.loads((tmp_path / "verifier.json").read_text())
     (tmp_path / "verifier.json").write_text(json.dumps({**meta, "dense": 0}))
@@ -120,3 +121,42 @@ def test_candidates_carry_the_vocabulary(extractor):
         assert cand.subject == "user" and 0.0 < cand.confidence <= 1.0
         assert cand.object in "I live in Lisbon with my wife Ana and our dog Rufus."
 
+
+
+def _vocabulary_cases():
+    from kenning.extract.learned.extractor import UNSUPPORTED
+    from kenning.vocabulary import load
+
+    return [pytest.param(row, *case, id=f"{row.cls}:{case[0][:40]}") for row in load().rows
+            if row.cls not in UNSUPPORTED for case in row.cases()]
+
+
+@pytest.mark.parametrize("row,sentence,obj,status", _vocabulary_cases())
+def test_each_vocabulary_example_gives_its_fact(extractor, row, sentence, obj, status):
+    """Every example sentence of the vocabulary is a case of its own: the row's predicate (or an alias; an
+    open row's: any verb), the object and the status (matching as ``bench/vocabulary_examples.py`` does)."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "bench"))
+    from vocabulary_examples import AT, passes
+
+    found = extractor.extract(sentence, at=AT)
+    assert passes(row, found, obj, status), [f"{c.predicate} · {c.object}{' (ends)' if c.ends else ''}" for c in found]
+
+
+@pytest.mark.parametrize("text,obj,predicate", [
+    ("My mum Rosa lives in Leeds.", "Leeds", "mum rosa lives in"),
+    ("my husband is a teacher", "teacher", "husband is"),
+    ("My dad has early stage Parkinson's.", "early stage Parkinson's", "dad has"),
+    ("I live in Leeds.", "Leeds", None),                       # about the user: no relative
+])
+def test_a_relatives_detail_names_the_relative_then_the_verb(extractor, text, obj, predicate):
+    from kenning.extract.learned.extractor import relative_predicate
+    from kenning.predicates import relation_detail
+
+    doc = extractor._nlp(text)
+    start = text.index(obj)
+    span = doc.char_span(start, start + len(obj))
+    assert relative_predicate(span, "current") == predicate
+    if predicate is not None:
+        assert relation_detail(predicate) is not None      # the write path reads it as the relative's

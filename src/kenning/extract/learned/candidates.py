@@ -1,8 +1,9 @@
 """Candidate spans: the recognizer's, and the phrases of the parse it missed.
 
 The recognizer finds about seven in ten labelled objects on messages like its corpus and fewer on others;
-the phrases of the parse (noun phrases without their article or possessive, numbers, adjectives that
-describe the subject, verb phrases headed by a gerund or an infinitive) hold most of the rest. Every
+the phrases of the parse (noun phrases without their article or possessive, conjuncts, runs of proper
+nouns, numbers, adjectives that describe the subject, verb phrases headed by a gerund or an infinitive)
+hold most of the rest. Every
 candidate goes to the verifier, which was trained on both kinds and answers ``none`` for the many that
 state nothing; a parse phrase carries the recognizer label :data:`UNTAGGED`.
 """
@@ -37,6 +38,15 @@ def parse_phrases(doc) -> list:
     for tok in doc:
         if tok.like_num or (tok.pos_ == "ADJ" and tok.dep_ in ("acomp", "attr", "oprd")):
             out.append(doc[tok.i:tok.i + 1])
+        if tok.dep_ == "conj" and tok.pos_ in ("NOUN", "PROPN", "ADJ", "NUM"):   # "Portuguese and a little Japanese"
+            span = _trimmed(doc, [t for t in tok.subtree if t.i <= tok.i])
+            if span is not None:
+                out.append(span)
+        if tok.pos_ == "PROPN" and (tok.i == 0 or doc[tok.i - 1].pos_ != "PROPN"):       # a name the chunker split
+            end = tok.i + 1
+            while end < len(doc) and doc[end].pos_ == "PROPN":
+                end += 1
+            out.append(doc[tok.i:end])
         if tok.pos_ == "VERB" and (tok.tag_ == "VBG" or tok.dep_ in ("xcomp", "pcomp")):
             right = [c for c in tok.rights if c.dep_ in ("dobj", "prt", "prep", "advmod", "attr")]
             end = max([tok.i] + [max(x.i for x in c.subtree) for c in right])

@@ -7,6 +7,7 @@ phrase of its sentence, ``past`` an event (or, for a state, one that is over), `
 """
 from __future__ import annotations
 
+import functools
 import json
 from datetime import datetime
 from pathlib import Path
@@ -28,14 +29,38 @@ MODEL = Path(__file__).resolve().parent / "model"
 THRESHOLD = 0.5          # candidates the verifier gives less are dropped
 # A candidate for a one-value slot replaces the live value: a wrong one costs a right fact, so it must be surer.
 ONE_VALUE_THRESHOLD = 0.7
-# Classes whose facts need more than the span to state (the relation's own predicate); not produced yet.
-UNSUPPORTED = frozenset({"relative_detail"})
+# Classes whose facts need more than the span to state; none left (a relative's detail reads its relation
+# from the parse: relative_predicate).
+UNSUPPORTED: frozenset[str] = frozenset()
 LONG = 150      # tokens: a longer message is encoded sentence by sentence (the encoder reads 256 word pieces)
 EVENT_KINDS = frozenset({"event", "plan"})
 
 
 def vocabulary(path: Path = VOCABULARY) -> dict[str, Row]:
     return {row.cls: row for row in load_vocabulary(path).rows}
+
+
+def _stamp(folder: Path) -> tuple:
+    """When the weights were written: weights trained again in place are loaded again."""
+    return tuple((p.name, p.stat().st_mtime_ns) for p in sorted(folder.iterdir()) if p.is_file())
+
+
+@functools.lru_cache(maxsize=1)
+def _encoder() -> LocalEmbedder:
+    """The bundled model, for extractors made without the write path's: one per process."""
+    return LocalEmbedder()
+
+
+@functools.lru_cache(maxsize=4)
+def _load(folder: Path, stamp: tuple):
+    """The pipeline with its recognizer, and the verifier: loaded once per process and folder (a second of
+    work and tens of megabytes), shared by every extractor over them, which only read them."""
+    nlp = tagger.base_pipeline()
+    shape_file = folder / "tagger.json"   # the recognizer's shape, as trained
+    shape = json.loads(shape_file.read_text()) if shape_file.exists() else {}
+    facts = tagger.add_tagger(nlp, [], hidden_width=shape.get("hidden_width", 64))
+    facts.from_disk(folder / tagger.COMPONENT)
+    return nlp, Verifier.load(folder)
 
 
 class LearnedExtractor(Extractor):
@@ -50,13 +75,8 @@ class LearnedExtractor(Extractor):
             raise ConfigError(f"no trained extractor in {folder}: run python -m kenning.extract.learned.train")
         self.folder, self.threshold = folder, threshold
         self.rows = vocabulary()
-        self._nlp = tagger.base_pipeline()
-        shape_file = folder / "tagger.json"   # the recognizer's shape, as trained
-        shape = json.loads(shape_file.read_text()) if shape_file.exists() else {}
-        facts = tagger.add_tagger(self._nlp, [], hidden_width=shape.get("hidden_width", 64))
-        facts.from_disk(folder / tagger.COMPONENT)
-        self.verifier = Verifier.load(folder)
-        self.encoder = encoder or LocalEmbedder()
+        self._nlp, self.verifier = _load(folder.resolve(), _stamp(folder))
+        self.encoder = encoder or _encoder()
 
     def _states(self, docs) -> list[tuple]:
         """The encoder's token states of each doc; a doc longer than the encoder reads is encoded a
@@ -113,11 +133,13 @@ class LearnedExtractor(Extractor):
             for ent, cls, status, p in judged:
                 if cls in UNSUPPORTED or cls not in self.rows or status == "negated":
                     continue
-                cands.append(self._candidate(ent, cls, status, p, when))
+                cand = self._candidate(ent, cls, status, p, when)
+                if cand is not None:
+                    cands.append(cand)
             out.append(cands)
         return out
 
-    def _candidate(self, span, cls: str, status: str, confidence: float, at: datetime) -> Candidate:
+    def _candidate(self, span, cls: str, status: str, confidence: float, at: datetime) -> Candidate | None:
         row = self.rows[cls]
         typed = row.object != "value"
         sentence = span.sent.text
@@ -140,6 +162,10 @@ class LearnedExtractor(Extractor):
         predicate, obj = row.predicate, span.text
         if row.open:
             predicate, obj = verb_phrase(span, status) or (predicate, obj)
+        elif row.predicate.startswith("<relation>"):
+            predicate = relative_predicate(span, status)
+        if predicate is None:
+            return None      # a relative's detail whose relative the parse does not name
         return Candidate(kind=kind, predicate=predicate, object=obj,
                          object_is_entity=typed, entity_type=row.object if typed else None,
                          text=f"user {predicate} {obj}", confidence=round(confidence, 3),
@@ -174,3 +200,28 @@ def verb_phrase(span, status: str) -> tuple[str, str] | None:
     if span.root.dep_ == "pobj" and head.dep_ == "prep" and head.head.i == verb.i:
         words.append(head.lower_)
     return " ".join(words), obj
+
+
+def relative_predicate(span, status: str) -> str | None:
+    """The predicate of a fact about one of the user's people, as the write path reads it
+    (``predicates.relation_detail``): the relation word in the subject of the verb that governs the span, its
+    name when one stands beside it, then the verb phrase ("my mum Rosa lives in Leeds" → "mum rosa lives
+    in" · "Leeds"; "my husband is a teacher" → "husband is" · "teacher"). None when no relation word is
+    the subject."""
+    verb = governing_verb(span)
+    subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+    if subject is None:
+        return None
+    words = [t for t in subject.subtree if not (span.start <= t.i < span.end)]
+    relation = next((t for t in words if t.lower_ in preds.RELATIONS), None)
+    if relation is None:
+        return None
+    name = " ".join(t.lower_ for t in words if t.pos_ == "PROPN" and t.i != relation.i)
+    phrase = verb_phrase(span, status)
+    if phrase is not None:
+        tail = phrase[0]
+    elif verb.lemma_.lower() == "be":
+        tail = "was" if status in ("past", "ended") and verb.tag_ == "VBD" else "is"
+    else:
+        return None
+    return " ".join(w for w in (relation.lower_, name, tail) if w)

@@ -76,9 +76,9 @@ def encode(items: list[Item]) -> dict[str, tuple]:
 
 
 def gold_rows(nlp, items: list[Item], classify: bool = False, states: dict | None = None):
-    """Feature rows of every labelled fact (its span as the recognizer would have found it), with its status;
-    with ``classify``, the class model's rows (no recognizer's label, and their dense features from
-    ``states``) with its class."""
+    """Feature rows of every labelled fact (its span as the recognizer would have found it) and their dense
+    features (from ``states``), with its status; with ``classify``, the class model's rows (no recognizer's
+    label) with its class."""
     rows, labels, dense = [], [], []
     with nlp.select_pipes(disable=[tagger.COMPONENT]):
         docs = list(nlp.pipe([i.text for i in items], batch_size=64))
@@ -93,8 +93,9 @@ def gold_rows(nlp, items: list[Item], classify: bool = False, states: dict | Non
                 labels.append(label.cls)
             else:
                 rows.append(verifier.vector(verifier.names(doc, span, label.cls)))
+                dense.append(verifier.dense(states[item.text], span))
                 labels.append(label.status)
-    return (rows, labels, dense) if classify else (rows, labels)
+    return rows, labels, dense
 
 
 def cache_key(items: list[Item], args) -> str:
@@ -225,14 +226,14 @@ def main(argv=None) -> dict:
         final.mkdir(parents=True, exist_ok=True)
         nlp.get_pipe(tagger.COMPONENT).to_disk(final / tagger.COMPONENT)
         (final / "history.json").write_text(json.dumps(history))
-    status_rows, status_labels = gold_rows(nlp, train_items)
+    status_rows, status_labels, status_dense = gold_rows(nlp, train_items, states=states)
     if args.gold_rows:     # every labelled span too, without the recognizer's label: the class from its context
         rows, labels_, dense = gold_rows(nlp, train_items, classify=True, states=states)
         class_rows += rows
         class_labels += labels_
         class_dense += dense
-    model = verifier.fit(class_rows, np.array(class_dense), class_labels, status_rows, status_labels, classes,
-                         seed=args.seed, c=args.c)
+    model = verifier.fit(class_rows, np.array(class_dense), class_labels, status_rows, np.array(status_dense),
+                         status_labels, classes, seed=args.seed, c=args.c)
 
     raw, truth = [], []
     for doc, span, tagged, gold in candidates(nlp, calibration_items):

@@ -162,6 +162,7 @@ class Verifier:
     class_d: np.ndarray      # (len(labels), DENSE)
     status_w: np.ndarray     # (len(STATUSES), DIM)
     status_b: np.ndarray
+    status_d: np.ndarray     # (len(STATUSES), DENSE)
     calibration: tuple[float, float] = (1.0, 0.0)   # Platt (a, b) over the chosen class's logit
 
     def classify(self, doc, span, tagged: str, states) -> tuple[str, float]:
@@ -182,16 +183,17 @@ class Verifier:
         p = min(max(p, 1e-6), 1 - 1e-6)
         return float(1.0 / (1.0 + np.exp(-(a * np.log(p / (1 - p)) + b))))
 
-    def status(self, doc, span, cls: str) -> str:
+    def status(self, doc, span, cls: str, states) -> str:
         row = vector(names(doc, span, cls))
         idx = np.fromiter(row.keys(), dtype=np.int64, count=len(row))
         val = np.fromiter(row.values(), dtype=np.float32, count=len(row))
-        return STATUSES[int(np.argmax(self.status_w[:, idx] @ val + self.status_b))]
+        scores = self.status_w[:, idx] @ val + self.status_d @ dense(states, span) + self.status_b
+        return STATUSES[int(np.argmax(scores))]
 
     def judge(self, doc, span, tagged: str, states) -> tuple[str, float, str]:
         """(class, calibrated probability, status) of a candidate span the recognizer tagged ``tagged``."""
         cls, p = self.classify(doc, span, tagged, states)
-        return cls, self.calibrated(p), self.status(doc, span, cls)
+        return cls, self.calibrated(p), self.status(doc, span, cls, states)
 
     def save(self, folder: Path) -> None:
         folder.mkdir(parents=True, exist_ok=True)
@@ -199,7 +201,7 @@ class Verifier:
         status_idx = np.flatnonzero(np.any(self.status_w != 0, axis=0))
         np.savez_compressed(folder / "verifier.npz", class_idx=class_idx, class_w=self.class_w[:, class_idx],
                             class_b=self.class_b, class_d=self.class_d, status_idx=status_idx,
-                            status_w=self.status_w[:, status_idx], status_b=self.status_b)
+                            status_w=self.status_w[:, status_idx], status_b=self.status_b, status_d=self.status_d)
         (folder / "verifier.json").write_text(json.dumps({"dim": DIM, "dense": DENSE, "statuses": STATUSES,
                                                           "labels": self.labels,
                                                           "calibration": list(self.calibration)}))
@@ -210,13 +212,16 @@ class Verifier:
         if meta["dim"] != DIM or tuple(meta["statuses"]) != STATUSES or meta.get("dense") != DENSE:
             raise ValueError(f"the verifier in {folder} was trained with other features; train it again")
         data = np.load(folder / "verifier.npz")
+        if not {"class_d", "status_d"} <= set(data.files):
+            raise ValueError(f"the verifier in {folder} was trained with other features; train it again")
         labels = tuple(meta["labels"])
         class_w = np.zeros((len(labels), DIM), dtype=np.float32)
         class_w[:, data["class_idx"]] = data["class_w"]
         status_w = np.zeros((len(STATUSES), DIM), dtype=np.float32)
         status_w[:, data["status_idx"]] = data["status_w"]
         return cls(labels, class_w, data["class_b"].astype(np.float32), data["class_d"].astype(np.float32),
-                   status_w, data["status_b"].astype(np.float32), tuple(meta.get("calibration", (1.0, 0.0))))
+                   status_w, data["status_b"].astype(np.float32), data["status_d"].astype(np.float32),
+                   tuple(meta.get("calibration", (1.0, 0.0))))
 
 
 def _matrix(rows, dense_rows=None):
@@ -249,10 +254,11 @@ def _multinomial(rows, labels: list[str], names: tuple[str, ...], c: float, seed
 
 
 def fit(class_rows: list[dict[int, float]], class_dense: np.ndarray, class_labels: list[str],
-        status_rows: list[dict[int, float]], status_labels: list[str], classes: list[str], *, c: float = 1.0,
-        seed: int = 0) -> Verifier:
+        status_rows: list[dict[int, float]], status_dense: np.ndarray, status_labels: list[str], classes: list[str],
+        *, c: float = 1.0, seed: int = 0) -> Verifier:
     """Fit both models with scikit-learn's logistic regression (training only)."""
     labels = (*classes, NONE)
     class_w, class_b = _multinomial(class_rows, class_labels, labels, c, seed, class_dense)
-    status_w, status_b = _multinomial(status_rows, status_labels, STATUSES, c, seed)
-    return Verifier(labels, class_w[:, :DIM], class_b, class_w[:, DIM:], status_w, status_b)
+    status_w, status_b = _multinomial(status_rows, status_labels, STATUSES, c, seed, status_dense)
+    return Verifier(labels, class_w[:, :DIM], class_b, class_w[:, DIM:], status_w[:, :DIM], status_b,
+                    status_w[:, DIM:])
