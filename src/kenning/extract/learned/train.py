@@ -248,7 +248,8 @@ def main(argv=None) -> dict:
                                                       "recognizer": args.recognizer}) + "\n")
     model.save(args.out)
 
-    meta = {"corpus_messages": len(items), "splits": {"train": len(train), "calibration": len(calibration),
+    meta = {"corpus_messages": len(items), "writers": sorted({i.writer for i in items} - {"vocabulary"}),
+            "splits": {"train": len(train), "calibration": len(calibration),
                                                       "test": len(test)},
             "seed": args.seed, "epochs": args.epochs, "fold_epochs": args.fold_epochs,
             "recognizer": args.recognizer, "c": args.c, "gold_rows": args.gold_rows, **shape,
