@@ -163,3 +163,29 @@ def test_a_relatives_detail_names_the_relative_then_the_verb(extractor, text, ob
     assert relative_predicate(span, "current") == predicate
     if predicate is not None:
         assert relation_detail(predicate) is not None      # the write path reads it as the relative's
+
+
+@pytest.mark.parametrize("obj,kept", [
+    ("wheelchair user (spinal injury", "wheelchair user"),      # an unclosed aside is cut
+    ("practice.", "practice"),
+    ("my", ""), ("the", ""),                                    # names nothing: no fact
+    ("Rubik's cube", "Rubik's cube"),
+])
+def test_an_object_keeps_only_what_names_something(obj, kept):
+    from kenning.extract.learned.extractor import _clean
+
+    assert _clean(obj) == kept
+
+
+def test_an_open_fact_never_stores_its_rows_placeholder(extractor):
+    at = datetime(2026, 6, 1, tzinfo=timezone.utc)
+    texts = ["I'm a lefty, always have been.", "I collect vintage fountain pens", "lol being left-handed, amirite"]
+    for cands in extractor.extract_many(texts, at=[at] * len(texts)):
+        for cand in cands:
+            assert not cand.predicate.startswith("<") and cand.object.strip()
+
+
+def test_a_pronouns_fact_keeps_its_pronouns():
+    from kenning.extract.learned.extractor import _clean
+
+    assert _clean("they/them") == "they/them" and _clean("she/her") == "she/her"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from datetime import datetime
 from pathlib import Path
 
@@ -34,6 +35,10 @@ ONE_VALUE_THRESHOLD = 0.7
 UNSUPPORTED: frozenset[str] = frozenset()
 LONG = 150      # tokens: a longer message is encoded sentence by sentence (the encoder reads 256 word pieces)
 EVENT_KINDS = frozenset({"event", "plan"})
+# Words that name nothing on their own (a pronoun of a pronouns fact, "they/them", does).
+FUNCTION_WORDS = frozenset({"a", "an", "the", "my", "our", "your", "his", "her", "their", "its", "mine", "ours", "of",
+                            "and", "or", "to", "in", "on", "at", "for", "with", "s", "i", "me", "we", "us", "you",
+                            "it", "this", "that"})
 
 
 def vocabulary(path: Path = VOCABULARY) -> dict[str, Row]:
@@ -161,11 +166,15 @@ class LearnedExtractor(Extractor):
             valid_at = when.when     # "for six years", "since 2019": the fact's start
         predicate, obj = row.predicate, span.text
         if row.open:
-            predicate, obj = verb_phrase(span, status) or (predicate, obj)
+            phrase = verb_phrase(span, status)
+            if phrase is None and (copula := _copula(governing_verb(span), status)):
+                phrase = copula, obj        # "I'm a lefty": is · lefty
+            predicate, obj = phrase or (predicate, obj)
         elif row.predicate.startswith("<relation>"):
             predicate = relative_predicate(span, status)
-        if predicate is None:
-            return None      # a relative's detail whose relative the parse does not name
+        obj = _clean(obj)
+        if predicate is None or predicate.startswith("<") or not obj:
+            return None      # no verb to read the predicate from, no relative named, or nothing named
         return Candidate(kind=kind, predicate=predicate, object=obj,
                          object_is_entity=typed, entity_type=row.object if typed else None,
                          text=f"user {predicate} {obj}", confidence=round(confidence, 3),
@@ -218,10 +227,25 @@ def relative_predicate(span, status: str) -> str | None:
         return None
     name = " ".join(t.lower_ for t in words if t.pos_ == "PROPN" and t.i != relation.i)
     phrase = verb_phrase(span, status)
-    if phrase is not None:
-        tail = phrase[0]
-    elif verb.lemma_.lower() == "be":
-        tail = "was" if status in ("past", "ended") and verb.tag_ == "VBD" else "is"
-    else:
+    tail = phrase[0] if phrase is not None else _copula(verb, status)
+    if tail is None:
         return None
     return " ".join(w for w in (relation.lower_, name, tail) if w)
+
+
+def _copula(verb, status: str) -> str | None:
+    """"is" (or "was", for a state over) when ``verb`` is a form of "be"; None otherwise."""
+    if verb.lemma_.lower() != "be":
+        return None
+    return "was" if status in ("past", "ended") and verb.tag_ == "VBD" else "is"
+
+
+def _clean(obj: str) -> str:
+    """The object without trailing punctuation or an unclosed bracket's aside ("wheelchair user (spinal
+    injury" → "wheelchair user"); empty when no word of it names anything (a pronoun, an article)."""
+    if obj.count("(") > obj.count(")"):
+        head, _, tail = obj.partition("(")
+        obj = head if head.strip() else tail
+    obj = obj.strip().rstrip(".,;:!?-–—").strip()
+    words = re.findall(r"\w+", obj.lower())
+    return obj if any(w not in FUNCTION_WORDS for w in words) else ""
