@@ -62,7 +62,7 @@ def test_a_label_outside_its_text_is_refused(tmp_path):
 
 
 def test_the_verifier_saves_and_loads_what_it_learned(tmp_path):
-    rows = [verifier.vector([f"c=a", f"w={i % 3}"]) for i in range(30)]
+    rows = [verifier.vector(["c=a", f"w={i % 3}"]) for i in range(30)]
     labels = [("lives_in", "age", verifier.NONE)[i % 3] for i in range(30)]
     statuses = [("current", "ended", "plan")[i % 3] for i in range(30)]
     dense = np.random.default_rng(0).normal(size=(30, verifier.DENSE)).astype(np.float32)

@@ -16,11 +16,11 @@ from pathlib import Path
 import numpy as np
 
 from ... import predicates as preds
+from ...embed.local import LocalEmbedder
 from ...vocabulary import Row
 from ...vocabulary import load as load_vocabulary
 from .. import dates
 from ..base import Candidate, Extractor
-from ...embed.local import LocalEmbedder
 from . import tagger
 from .candidates import candidates
 from .corpus import VOCABULARY
@@ -175,9 +175,10 @@ class LearnedExtractor(Extractor):
         obj = _clean(obj)
         if predicate is None or predicate.startswith("<") or not obj:
             return None      # no verb to read the predicate from, no relative named, or nothing named
+        holder = "user's" if preds.relation_detail(predicate) else "user"     # a relative's detail
         return Candidate(kind=kind, predicate=predicate, object=obj,
                          object_is_entity=typed, entity_type=row.object if typed else None,
-                         text=f"user {predicate} {obj}", confidence=round(confidence, 3),
+                         text=f"{holder} {predicate} {obj}", confidence=round(confidence, 3),
                          source_quote=sentence, valid_at=valid_at, ends=ends)
 
 
