@@ -165,13 +165,14 @@ class Verifier:
     status_d: np.ndarray     # (len(STATUSES), DENSE)
     calibration: tuple[float, float] = (1.0, 0.0)   # Platt (a, b) over the chosen class's logit
 
-    def classify(self, doc, span, tagged: str, states) -> tuple[str, float]:
+    def classify(self, doc, span, tagged: str, states, vec: np.ndarray | None = None) -> tuple[str, float]:
         """(class, raw probability) of the likeliest class other than ``none``; ``states`` are the encoder's
         for the doc's text."""
         row = vector(class_names(doc, span, tagged))
         idx = np.fromiter(row.keys(), dtype=np.int64, count=len(row))
         val = np.fromiter(row.values(), dtype=np.float32, count=len(row))
-        scores = self.class_w[:, idx] @ val + self.class_d @ dense(states, span) + self.class_b
+        vec = dense(states, span) if vec is None else vec
+        scores = self.class_w[:, idx] @ val + self.class_d @ vec + self.class_b
         scores = np.exp(scores - scores.max())
         probs = scores / scores.sum()
         order = np.argsort(-probs)
@@ -183,17 +184,19 @@ class Verifier:
         p = min(max(p, 1e-6), 1 - 1e-6)
         return float(1.0 / (1.0 + np.exp(-(a * np.log(p / (1 - p)) + b))))
 
-    def status(self, doc, span, cls: str, states) -> str:
+    def status(self, doc, span, cls: str, states, vec: np.ndarray | None = None) -> str:
         row = vector(names(doc, span, cls))
         idx = np.fromiter(row.keys(), dtype=np.int64, count=len(row))
         val = np.fromiter(row.values(), dtype=np.float32, count=len(row))
-        scores = self.status_w[:, idx] @ val + self.status_d @ dense(states, span) + self.status_b
+        vec = dense(states, span) if vec is None else vec
+        scores = self.status_w[:, idx] @ val + self.status_d @ vec + self.status_b
         return STATUSES[int(np.argmax(scores))]
 
     def judge(self, doc, span, tagged: str, states) -> tuple[str, float, str]:
         """(class, calibrated probability, status) of a candidate span the recognizer tagged ``tagged``."""
-        cls, p = self.classify(doc, span, tagged, states)
-        return cls, self.calibrated(p), self.status(doc, span, cls, states)
+        vec = dense(states, span)      # read once, for both models
+        cls, p = self.classify(doc, span, tagged, states, vec)
+        return cls, self.calibrated(p), self.status(doc, span, cls, states, vec)
 
     def save(self, folder: Path) -> None:
         folder.mkdir(parents=True, exist_ok=True)
