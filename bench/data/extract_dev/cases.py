@@ -1,16 +1,17 @@
-"""Case format and checks shared by the offline extractor's development sentence suites.
+"""Case format and checks shared by the offline extractor's development sentence suites
+(``bench/extract_dev_suites.py`` reports them; development data, not a test: the rule extractor was
+written against them).
 
 ``C(id, text, has=[(pred, obj)], nothing=True, lacks=…, not_live=…, ends=…,
-negated=…, near={obj: (iso, days)}, future=…, count=…, hedged=…, xfail=reason)``;
-see dev_sentences.py's docstring for what each key means.
+negated=…, near={obj: (iso, days)}, future=…, count=…, hedged=…)``;
+see sentences.py's docstring for what each key means.
 """
 from __future__ import annotations
 
 from datetime import datetime, timezone
 
-import pytest
+from typing import NamedTuple
 
-from kenning.extract.parse import ParseExtractor
 from kenning.predicates import PredicateRegistry, normalise
 
 # Thursday 20 August 2026, 10:00 UTC: the default message time.
@@ -22,11 +23,26 @@ def at(iso: str) -> datetime:
     return datetime.fromisoformat(iso).replace(tzinfo=timezone.utc)
 
 
-def C(id_, text, **expect):
-    marks = ()
-    if "xfail" in expect:
-        marks = (pytest.mark.xfail(reason=expect.pop("xfail"), strict=True),)
-    return pytest.param(text, expect, id=id_, marks=marks)
+class Case(NamedTuple):
+    id: str
+    text: str
+    expect: dict
+
+
+class Pair(NamedTuple):
+    """Two ways of saying one kind of thing: both must land in one one-value slot."""
+    first: str
+    second: str
+    predicate: str | None
+    id: str
+
+
+def C(id_, text, **expect) -> Case:
+    return Case(id_, text, expect)
+
+
+def P(first: str, second: str, predicate: str | None, id: str) -> Pair:
+    return Pair(first, second, predicate, id)
 
 
 def _norm(s: str | None) -> str:
@@ -75,9 +91,10 @@ def _with(cands, obj):
     return [c for c in cands if _obj_ok(obj, c.object)]
 
 
-def check(text: str, expect: dict) -> None:
+def check(extractor, text: str, expect: dict) -> None:
+    """Raises AssertionError saying what ``extractor`` got wrong on the case."""
     when = expect.get("at", AT)
-    cands = ParseExtractor().extract(text, at=when)
+    cands = extractor.extract(text, at=when)
     got = _show(cands)
 
     if expect.get("nothing"):
@@ -114,9 +131,8 @@ def check(text: str, expect: dict) -> None:
         assert all(c.confidence <= 0.6 for c in cands), f"hedged message not down-weighted: {got}"
 
 
-def check_same_slot(first: str, second: str, predicate: str | None) -> None:
+def check_same_slot(ex, first: str, second: str, predicate: str | None) -> None:
     """Two ways of saying one kind of thing land in one one-value slot, so the newer supersedes."""
-    ex = ParseExtractor()
     a = ex.extract(first, at=datetime(2026, 1, 10, tzinfo=timezone.utc))
     b = ex.extract(second, at=AT)
     assert a and b, f"first: {_show(a)} | second: {_show(b)}"

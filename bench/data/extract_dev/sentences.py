@@ -1,4 +1,4 @@
-"""Development cases for the offline extractor: everyday sentences (scored by ``test_parse_dev.py``).
+"""Development cases for the offline extractor: everyday sentences (reported by ``bench/extract_dev_suites.py``).
 
 Each case is one user message and what a demanding user expects the
 extractor to pull out of it. Matching is case-insensitive:
@@ -24,9 +24,7 @@ extractor to pull out of it. Matching is case-insensitive:
 """
 from __future__ import annotations
 
-import pytest
-
-from cases import AT, C, at, check, check_same_slot  # noqa: F401
+from cases import AT, C, P, at  # noqa: F401
 
 # fmt: off
 CASES = [
@@ -310,14 +308,14 @@ CASES = [
 
 # fmt: off
 SLOT_PAIRS = [
-    pytest.param("I live in Glasgow.", "We relocated to Leeds last spring.", "lives in", id="home"),
-    pytest.param("I work at Deloitte.", "I've just accepted a position at KPMG.", "works at", id="employer"),
-    pytest.param("I'm a teacher.", "I work as a translator now.", "works as", id="role"),
-    pytest.param("I'm 29.", "I turned 30 yesterday.", "is aged", id="age"),
-    pytest.param("I'm vegetarian.", "I've gone vegan.", None, id="diet"),
-    pytest.param("I prefer the dark theme.", "Set the theme to light.", None, id="theme"),
-    pytest.param("Please use metric units.", "Actually, switch to imperial units.", None, id="units"),
-    pytest.param("My name's Robert.", "I'm Rob.", "is named", id="name"),
+    P("I live in Glasgow.", "We relocated to Leeds last spring.", "lives in", id="home"),
+    P("I work at Deloitte.", "I've just accepted a position at KPMG.", "works at", id="employer"),
+    P("I'm a teacher.", "I work as a translator now.", "works as", id="role"),
+    P("I'm 29.", "I turned 30 yesterday.", "is aged", id="age"),
+    P("I'm vegetarian.", "I've gone vegan.", None, id="diet"),
+    P("I prefer the dark theme.", "Set the theme to light.", None, id="theme"),
+    P("Please use metric units.", "Actually, switch to imperial units.", None, id="units"),
+    P("My name's Robert.", "I'm Rob.", "is named", id="name"),
 ]
 # fmt: on
 
