@@ -162,8 +162,8 @@ class LearnedExtractor(Extractor):
                 ends, valid_at = True, (when.when if when else None)
         elif status == "ended":
             valid_at = when.when if when and when.when <= at else None
-        elif when is not None and when.kind in ("since", "since_year", "for_n") and when.when <= at:
-            valid_at = when.when     # "for six years", "since 2019": the fact's start
+        elif when is not None and when.when <= at and not _inside(when, span):
+            valid_at = when.when     # "since 2019", "for six years", "started … last week": the fact's start
         predicate, obj = row.predicate, span.text
         if row.open:
             phrase = verb_phrase(span, status)
@@ -232,6 +232,12 @@ def relative_predicate(span, status: str) -> str | None:
     if tail is None:
         return None
     return " ".join(w for w in (relation.lower_, name, tail) if w)
+
+
+def _inside(when: dates.DatePhrase, span) -> bool:
+    """Whether the time phrase is part of the span (a birthday's date is its object, not its start)."""
+    start = span.start_char - span.sent.start_char
+    return when.start < start + len(span.text) and start < when.end
 
 
 def _copula(verb, status: str) -> str | None:
