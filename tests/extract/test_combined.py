@@ -35,3 +35,21 @@ def test_one_thing_named_two_ways():
     assert same_thing("my Model 3", "model 3") and same_thing("Royal Hospital", "the Royal Hospital for Children")
     assert same_thing("Leeds", "Leeds United")      # one inside the other, as whole words
     assert not same_thing("art", "martial arts") and not same_thing("", "x")
+
+
+class Batched(Fixed):
+    def extract_many(self, texts, *, at):
+        self.seen.append(("batch", tuple(texts)))
+        return [[c.model_copy() for c in self.cands] for _ in texts]
+
+
+def test_a_batch_goes_through_each_extractor_once_and_merges_per_message():
+    first = Batched("rules", Candidate(predicate="lives in", object="Paris"))
+    then = Fixed("model", Candidate(predicate="is staying in", object="paris"), Candidate(predicate="likes", object="jazz"))
+    combined = CombinedExtractor(first, then)
+    out = combined.extract_many(["one", "two"], at=[AT, AT])
+    assert [[(c.predicate, c.object) for c in cands] for cands in out] == [
+        [("lives in", "Paris"), ("likes", "jazz")]] * 2
+    assert first.seen == [("batch", ("one", "two"))]           # one batch call
+    assert [t for t, _ in then.seen] == ["one", "two"]          # one without a batch call, message by message
+    assert combined.extract("one", at=AT) == out[0]

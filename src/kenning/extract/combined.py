@@ -33,11 +33,27 @@ class CombinedExtractor(Extractor):
     def __init__(self, first: Extractor, then: Extractor):
         self.first, self.then = first, then
         self.name = f"combined:{first.name}+{then.name}"
+        self.wants_context = first.wants_context or then.wants_context
 
     def extract(self, text: str, *, at: datetime, context: list[str] | None = None,
                 known_entities: list[str] | None = None) -> list[Candidate]:
         first = self.first.extract(text, at=at, context=context, known_entities=known_entities)
-        said = [c.object for c in first if not c.rejected and c.object]
-        extra = [c for c in self.then.extract(text, at=at, context=context, known_entities=known_entities)
-                 if c.rejected or not any(same_thing(c.object, s) for s in said)]
-        return first + extra
+        then = self.then.extract(text, at=at, context=context, known_entities=known_entities)
+        return _merge(first, then)
+
+    def extract_many(self, texts: list[str], *, at: list[datetime]) -> list[list[Candidate]]:
+        """A batch through each extractor (one parser batch, one encoder batch), merged message by message."""
+        firsts, thens = (_many(ex, texts, at) for ex in (self.first, self.then))
+        return [_merge(f, t) for f, t in zip(firsts, thens)]
+
+
+def _many(extractor: Extractor, texts: list[str], at: list[datetime]) -> list[list[Candidate]]:
+    if hasattr(extractor, "extract_many"):
+        return extractor.extract_many(texts, at=at)
+    return [extractor.extract(text, at=when) for text, when in zip(texts, at)]
+
+
+def _merge(first: list[Candidate], then: list[Candidate]) -> list[Candidate]:
+    """The first's candidates, then the second's that name something new (or were rejected, to be counted)."""
+    said = [c.object for c in first if not c.rejected and c.object]
+    return first + [c for c in then if c.rejected or not any(same_thing(c.object, s) for s in said)]

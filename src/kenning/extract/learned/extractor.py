@@ -134,10 +134,12 @@ class LearnedExtractor(Extractor):
         out = []
         docs = list(self._nlp.pipe(texts, batch_size=64))
         for (doc, judged), when in zip(self._judged(docs), at):
-            cands = []
+            cands, seen = [], set()
             for ent, cls, status, p in judged:
-                if cls in UNSUPPORTED or cls not in self.rows or status == "negated":
-                    continue
+                if cls in UNSUPPORTED or cls not in self.rows or status == "negated" or \
+                        (cls, status, ent.text.lower()) in seen:
+                    continue        # a thing said twice is one fact (the likelier reading came first)
+                seen.add((cls, status, ent.text.lower()))
                 cand = self._candidate(ent, cls, status, p, when)
                 if cand is not None:
                     cands.append(cand)
@@ -149,7 +151,7 @@ class LearnedExtractor(Extractor):
         typed = row.object != "value"
         sentence = span.sent.text
         tense = {"plan": "future", "past": "past", "ended": "past"}.get(status, "present")
-        when = dates.find(sentence, at, tense)
+        when = _when(sentence, at, tense)
         kind = row.state_kind
         valid_at = None
         ends = status == "ended"
@@ -180,6 +182,12 @@ class LearnedExtractor(Extractor):
                          object_is_entity=typed, entity_type=row.object if typed else None,
                          text=f"{holder} {predicate} {obj}", confidence=round(confidence, 3),
                          source_quote=sentence, valid_at=valid_at, ends=ends)
+
+
+@functools.lru_cache(maxsize=256)
+def _when(sentence: str, at: datetime, tense: str) -> dates.DatePhrase | None:
+    """The sentence's time phrase, found once for all the candidates of a sentence."""
+    return dates.find(sentence, at, tense)
 
 
 def verb_phrase(span, status: str) -> tuple[str, str] | None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import zlib
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,6 +29,7 @@ STATUSES = ("current", "ended", "negated", "plan", "past")
 FIRST_PERSON = frozenset({"i", "we", "me", "us", "my", "our", "mine", "ours", "im", "i'm", "ive", "i've", "id", "i'd",
                           "ill", "i'll"})
 WINDOW = 5
+CONTENT_REACH = 40       # tokens either side of a span whose content words it reads (all of a usual sentence)
 DENSE = 2 * 384          # the span's and its verb's contextual vectors
 DENSE_SCALE = 2.0        # each unit vector scaled so the regulariser weighs it like a handful of sparse features
 
@@ -76,16 +78,10 @@ def names(doc, span, cls: str) -> list[str]:
     head = verb.head
     if head.i != verb.i:
         out += [f"h={head.lemma_.lower()}", f"hdep={verb.dep_}"]
-    sentence = span.sent
-    words = {t.lower_ for t in sentence}
-    if sentence.text.rstrip().endswith("?"):
+    sentence = _sentence(span)
+    if sentence.question:
         out += ["question", f"c|question={cls}"]
-    if words & {"if", "would", "could", "might", "hypothetically", "imagine"}:
-        out.append("suppose")
-    if sentence[0].tag_ in ("WDT", "WP", "WRB") or sentence[0].lower_ in ("do", "does", "can", "should", "is", "are"):
-        out.append(f"opens={sentence[0].lower_}")
-    first_person = any(t.lower_ in FIRST_PERSON for t in sentence)
-    out.append(f"fp={first_person}")
+    out += sentence.mood
     for i in range(1, WINDOW + 1):
         if span.start - i >= 0:
             out.append(f"L{min(i, 3)}={doc[span.start - i].lower_}")
@@ -95,14 +91,56 @@ def names(doc, span, cls: str) -> list[str]:
         out.append(f"L1c={doc[span.start - 1].lower_}|{cls}")
     if span.start >= 2:
         out.append(f"L2g={doc[span.start - 2].lower_}_{doc[span.start - 1].lower_}")
-    for tok in sentence:
-        if tok.lower_ in ("ago", "last", "next", "since", "until", "used", "anymore", "longer", "former", "ex",
-                          "tomorrow", "soon", "later", "yesterday", "will", "gonna", "going", "planning", "plan",
-                          "hoping", "want", "wants", "quit", "left", "stopped", "gave", "sold", "moved", "died",
-                          "passed", "broke", "cancelled", "canceled", "finished", "graduated", "retired", "no",
-                          "never", "not", "n't", "was", "were", "had", "did"):
-            out.append(f"s={tok.lower_}")
+    out += sentence.cues
     return out
+
+
+# Words of a sentence that say when or whether (a feature each wherever they stand in it).
+CUES = frozenset({"ago", "last", "next", "since", "until", "used", "anymore", "longer", "former", "ex", "tomorrow", "soon",
+                  "later", "yesterday", "will", "gonna", "going", "planning", "plan", "hoping", "want", "wants", "quit",
+                  "left", "stopped", "gave", "sold", "moved", "died", "passed", "broke", "cancelled", "canceled",
+                  "finished", "graduated", "retired", "no", "never", "not", "n't", "was", "were", "had", "did"})
+
+
+@dataclass(frozen=True)
+class _Sentence:
+    """What every candidate of one sentence reads from it: read once per sentence (a run-on message of
+    thousands of words has hundreds of candidates in one sentence)."""
+    question: bool
+    mood: list[str]
+    cues: list[str]
+    positions: list[int]     # token indices of its nouns, verbs, adjectives and names, in order
+    lemmas: list[str]        # their lemmas
+
+    def content(self, start: int, end: int) -> list[str]:
+        """Lemmas of its content words in [start, end)."""
+        return self.lemmas[bisect_left(self.positions, start):bisect_left(self.positions, end)]
+
+
+def _read(sentence) -> _Sentence:
+    words = {t.lower_ for t in sentence}
+    mood = ["suppose"] if words & {"if", "would", "could", "might", "hypothetically", "imagine"} else []
+    if sentence[0].tag_ in ("WDT", "WP", "WRB") or sentence[0].lower_ in ("do", "does", "can", "should", "is", "are"):
+        mood.append(f"opens={sentence[0].lower_}")
+    mood.append(f"fp={bool(words & FIRST_PERSON)}")
+    content = [(t.i, t.lemma_.lower()) for t in sentence if t.pos_ in ("NOUN", "VERB", "ADJ", "PROPN")]
+    return _Sentence(question=sentence.text.rstrip().endswith("?"), mood=mood,
+                     cues=[f"s={t.lower_}" for t in sentence if t.lower_ in CUES],
+                     positions=[i for i, _ in content], lemmas=[lemma for _, lemma in content])
+
+
+def _sentence(span) -> _Sentence:
+    """The span's sentence, read once per doc (kept in the doc's ``user_data``)."""
+    doc = span.doc
+    found = doc.user_data.get("kenning.verifier")
+    if found is None:
+        sents = list(doc.sents)
+        found = doc.user_data["kenning.verifier"] = ([s.start for s in sents], sents, {})
+    starts, sents, read = found
+    k = bisect_right(starts, span.start) - 1
+    if k not in read:
+        read[k] = _read(sents[k])
+    return read[k]
 
 
 def class_names(doc, span, tagged: str) -> list[str]:
@@ -121,8 +159,9 @@ def class_names(doc, span, tagged: str) -> list[str]:
     for child in span.root.children:
         if child.dep_ in ("poss", "compound", "amod", "prep") and not (span.start <= child.i < span.end):
             out.append(f"kid={child.dep_}|{child.lemma_.lower()}")
-    out += [f"w={t.lemma_.lower()}" for t in span.sent if t.pos_ in ("NOUN", "VERB", "ADJ", "PROPN")
-            and not (span.start <= t.i < span.end)]
+    sentence = _sentence(span)
+    out += [f"w={lemma}" for lemma in sentence.content(span.start - CONTENT_REACH, span.start)
+            + sentence.content(span.end, span.end + CONTENT_REACH)]
     return out
 
 
