@@ -71,9 +71,10 @@ def test_the_verifier_saves_and_loads_what_it_learned(tmp_path):
     again = verifier.Verifier.load(tmp_path)
 
     assert again.labels == ("lives_in", "age", "pet", verifier.NONE)
-    assert np.allclose(again.class_w, fitted.class_w) and np.allclose(again.status_w, fitted.status_w)
-    assert np.allclose(again.class_d, fitted.class_d) and np.any(again.class_d != 0)
-    assert np.allclose(again.status_d, fitted.status_d)
+    close = {"rtol": 1e-3, "atol": 1e-4}     # weights are kept in half precision
+    assert np.allclose(again.class_w, fitted.class_w, **close) and np.allclose(again.status_w, fitted.status_w, **close)
+    assert np.allclose(again.class_d, fitted.class_d, **close) and np.any(again.class_d != 0)
+    assert np.allclose(again.status_d, fitted.status_d, **close)
     assert again.class_b[2] < -1e3      # a class never seen is never chosen
 
 

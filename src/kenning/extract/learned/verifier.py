@@ -241,9 +241,12 @@ class Verifier:
         folder.mkdir(parents=True, exist_ok=True)
         class_idx = np.flatnonzero(np.any(self.class_w != 0, axis=0))
         status_idx = np.flatnonzero(np.any(self.status_w != 0, axis=0))
-        np.savez_compressed(folder / "verifier.npz", class_idx=class_idx, class_w=self.class_w[:, class_idx],
-                            class_b=self.class_b, class_d=self.class_d, status_idx=status_idx,
-                            status_w=self.status_w[:, status_idx], status_b=self.status_b, status_d=self.status_d)
+        half = np.float16     # weights to three significant digits: half the bytes, the same answers
+        np.savez_compressed(folder / "verifier.npz", class_idx=class_idx.astype(np.int32),
+                            class_w=self.class_w[:, class_idx].astype(half), class_b=self.class_b,
+                            class_d=self.class_d.astype(half), status_idx=status_idx.astype(np.int32),
+                            status_w=self.status_w[:, status_idx].astype(half), status_b=self.status_b,
+                            status_d=self.status_d.astype(half))
         (folder / "verifier.json").write_text(json.dumps({"dim": DIM, "dense": DENSE, "statuses": STATUSES,
                                                           "labels": self.labels,
                                                           "calibration": list(self.calibration)}))
