@@ -134,24 +134,28 @@ class LearnedExtractor(Extractor):
         out = []
         docs = list(self._nlp.pipe(texts, batch_size=64))
         for (doc, judged), when in zip(self._judged(docs), at):
-            cands, seen = [], set()
+            cands, seen, times = [], set(), {}   # times: each sentence's time phrase, found once
             for ent, cls, status, p in judged:
                 if cls in UNSUPPORTED or cls not in self.rows or status == "negated" or \
                         (cls, status, ent.text.lower()) in seen:
                     continue        # a thing said twice is one fact (the likelier reading came first)
                 seen.add((cls, status, ent.text.lower()))
-                cand = self._candidate(ent, cls, status, p, when)
+                cand = self._candidate(ent, cls, status, p, when, times)
                 if cand is not None:
                     cands.append(cand)
             out.append(cands)
         return out
 
-    def _candidate(self, span, cls: str, status: str, confidence: float, at: datetime) -> Candidate | None:
+    def _candidate(self, span, cls: str, status: str, confidence: float, at: datetime,
+                   times: dict | None = None) -> Candidate | None:
         row = self.rows[cls]
         typed = row.object != "value"
         sentence = span.sent.text
         tense = {"plan": "future", "past": "past", "ended": "past"}.get(status, "present")
-        when = _when(sentence, at, tense)
+        times = {} if times is None else times
+        if (sentence, tense) not in times:
+            times[sentence, tense] = dates.find(sentence, at, tense)
+        when = times[sentence, tense]
         kind = row.state_kind
         valid_at = None
         ends = status == "ended"
@@ -182,12 +186,6 @@ class LearnedExtractor(Extractor):
                          object_is_entity=typed, entity_type=row.object if typed else None,
                          text=f"{holder} {predicate} {obj}", confidence=round(confidence, 3),
                          source_quote=sentence, valid_at=valid_at, ends=ends)
-
-
-@functools.lru_cache(maxsize=256)
-def _when(sentence: str, at: datetime, tense: str) -> dates.DatePhrase | None:
-    """The sentence's time phrase, found once for all the candidates of a sentence."""
-    return dates.find(sentence, at, tense)
 
 
 def verb_phrase(span, status: str) -> tuple[str, str] | None:
