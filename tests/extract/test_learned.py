@@ -71,8 +71,10 @@ def test_the_verifier_saves_and_loads_what_it_learned(tmp_path):
     again = verifier.Verifier.load(tmp_path)
 
     assert again.labels == ("lives_in", "age", "pet", verifier.NONE)
-    close = {"rtol": 1e-3, "atol": 1e-4}     # weights are kept in half precision
-    assert np.allclose(again.class_w, fitted.class_w, **close) and np.allclose(again.status_w, fitted.status_w, **close)
+    for saved, kept in ((again.class_w, fitted.class_w), (again.status_w, fitted.status_w)):   # int8, a scale a row
+        step = np.abs(kept).max(axis=1, keepdims=True) / 127
+        assert np.all(np.abs(saved - kept) <= step / 2 + 1e-6) and np.any(saved != 0)
+    close = {"rtol": 1e-3, "atol": 1e-4}     # the dense weights are kept in half precision
     assert np.allclose(again.class_d, fitted.class_d, **close) and np.any(again.class_d != 0)
     assert np.allclose(again.status_d, fitted.status_d, **close)
     assert again.class_b[2] < -1e3      # a class never seen is never chosen
@@ -92,7 +94,8 @@ def test_a_verifier_trained_without_the_dense_features_is_refused(tmp_path):
 def test_parse_phrases_the_recognizer_missed_become_candidates(extractor):
     from kenning.extract.learned.candidates import UNTAGGED, candidates
 
-    doc = extractor._nlp("My sister and I adopted an old greyhound called Biscuit, and I'm learning to sail.")
+    (doc,) = extractor.recognizer.tag([extractor._nlp("My sister and I adopted an old greyhound called Biscuit, "
+                                                      "and I'm learning to sail.")])
     found = {span.text: tagged for span, tagged in candidates(doc)}
     assert "old greyhound" in found or "greyhound" in found
     assert not any(text.lower() in ("i", "my", "an") for text in found)      # never a bare pronoun or article

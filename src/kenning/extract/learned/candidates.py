@@ -1,6 +1,6 @@
 """Candidate spans: the recognizer's, and the phrases of the parse it missed.
 
-The recognizer finds about seven in ten labelled objects on messages like its corpus and fewer on others;
+The recognizer finds most labelled objects on messages like its corpus and fewer on others;
 the phrases of the parse (noun phrases without their article or possessive, conjuncts, runs of proper
 nouns, numbers, adjectives that describe the subject, verb phrases headed by a gerund or an infinitive)
 hold most of the rest. Every
@@ -9,12 +9,25 @@ state nothing; a parse phrase carries the recognizer label :data:`UNTAGGED`.
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 UNTAGGED = "-"
 # Words that head no fact of their own: pronouns and placeholders.
 EMPTY = frozenset({"i", "me", "we", "us", "you", "it", "they", "them", "he", "she", "him", "her", "this", "that",
                    "these", "those", "what", "something", "anything", "everything", "nothing", "one", "who",
                    "which", "someone", "anyone", "everyone", "lot", "bit", "thing", "things", "stuff"})
 MAX_TOKENS = 8
+
+
+def pipeline():
+    """``en_core_web_sm`` as the parse extractor loads it (offline, checked), in a pipeline of our own,
+    without its entity recognizer: the recognizer's spans take ``doc.ents`` (the types come from the
+    vocabulary)."""
+    import spacy
+
+    from ..parse import nlp as parse_nlp
+
+    return spacy.load(Path(parse_nlp.load().path), exclude=["ner"])
 
 
 def _trimmed(doc, tokens):

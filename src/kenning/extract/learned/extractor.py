@@ -8,7 +8,6 @@ phrase of its sentence, ``past`` an event (or, for a state, one that is over), `
 from __future__ import annotations
 
 import functools
-import json
 import re
 from datetime import datetime
 from pathlib import Path
@@ -21,9 +20,9 @@ from ...vocabulary import Row
 from ...vocabulary import load as load_vocabulary
 from .. import dates
 from ..base import Candidate, Extractor
-from . import tagger
-from .candidates import candidates
+from .candidates import candidates, pipeline
 from .corpus import VOCABULARY
+from .recognizer import Recognizer
 from .verifier import Verifier, governing_verb
 
 MODEL = Path(__file__).resolve().parent / "model"
@@ -58,14 +57,9 @@ def _encoder() -> LocalEmbedder:
 
 @functools.lru_cache(maxsize=4)
 def _load(folder: Path, stamp: tuple):
-    """The pipeline with its recognizer, and the verifier: loaded once per process and folder (a second of
+    """The parse pipeline, the recognizer and the verifier: loaded once per process and folder (a second of
     work and tens of megabytes), shared by every extractor over them, which only read them."""
-    nlp = tagger.base_pipeline()
-    shape_file = folder / "tagger.json"   # the recognizer's shape, as trained
-    shape = json.loads(shape_file.read_text()) if shape_file.exists() else {}
-    facts = tagger.add_tagger(nlp, [], hidden_width=shape.get("hidden_width", 64))
-    facts.from_disk(folder / tagger.COMPONENT)
-    return nlp, Verifier.load(folder)
+    return pipeline(), Recognizer(folder), Verifier.load(folder)
 
 
 class LearnedExtractor(Extractor):
@@ -75,12 +69,12 @@ class LearnedExtractor(Extractor):
 
     def __init__(self, folder: Path = MODEL, threshold: float = THRESHOLD, encoder: LocalEmbedder | None = None):
         """``encoder``: the bundled embedder the write path uses, so a message is encoded once for both."""
-        if not (folder / tagger.COMPONENT).is_dir() or not (folder / "verifier.npz").is_file():
+        if not (folder / "recognizer.onnx").is_file() or not (folder / "verifier.npz").is_file():
             from ...errors import ConfigError
             raise ConfigError(f"no trained extractor in {folder}: run python -m kenning.extract.learned.train")
         self.folder, self.threshold = folder, threshold
         self.rows = vocabulary()
-        self._nlp, self.verifier = _load(folder.resolve(), _stamp(folder))
+        self._nlp, self.recognizer, self.verifier = _load(folder.resolve(), _stamp(folder))
         self.encoder = encoder or _encoder()
 
     def _states(self, docs) -> list[tuple]:
@@ -103,7 +97,7 @@ class LearnedExtractor(Extractor):
     def _judged(self, docs):
         """Each doc with the candidates the verifier keeps: (span, class, status, confidence), the likeliest
         first; one overlapping a likelier kept one is dropped (one object, one fact)."""
-        docs = list(docs)
+        docs = self.recognizer.tag(docs)
         for doc, states in zip(docs, self._states(docs)):
             judged = []
             for span, tagged in candidates(doc):

@@ -1,12 +1,14 @@
-"""Train the learned extractor from the labelled corpus (deterministic seed; minutes on 2 cores).
+"""Train the learned extractor from the labelled corpus (deterministic seed; about half an hour on 2 cores;
+needs the ``train`` extra, PyTorch included).
 
     python -m kenning.extract.learned.train [--corpus data/corpus] [--out src/kenning/extract/learned/model]
 
-1. Two recognizers, each trained on half of the training split, tag the other half: their candidates
-   (right or wrong, as an unseen message would get them), each with the class of the label it overlaps
-   or ``none``, are the class model's examples.
+1. Three recognizers (:mod:`.recognizer_train`) train at once: two, each trained on half of the training
+   split, tag the other half; their candidates (right or wrong, as an unseen message would get them), each
+   with the class of the label it overlaps or ``none``, are the class model's examples. The third, trained
+   on the whole training split, is the one shipped.
 2. The status model learns from every labelled fact of the training split.
-3. The shipped recognizer is trained on the whole training split, its epoch chosen on the calibration split.
+3. The verifier's class model learns from the fold recognizers' candidates and every labelled span.
 4. The chosen class's probability is calibrated (Platt) on the calibration split's candidates, so it can serve as
    the fact's confidence.
 5. The test split, which nothing above has seen, is scored per class and written beside the weights.
@@ -16,24 +18,24 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
+import shutil
+import subprocess
+import sys
 import time
 from collections import Counter, defaultdict
 from pathlib import Path
 
 import numpy as np
-from spacy.tokens import DocBin
 
-from . import corpus, tagger, verifier
-from .candidates import UNTAGGED, overlap
+from . import corpus, recognizer_train, verifier
+from .candidates import UNTAGGED, overlap, pipeline
 from .candidates import candidates as all_candidates
+from .recognizer import Recognizer
 from .corpus import Item
 
 MODEL = Path(__file__).resolve().parent / "model"
 ROOT = Path(__file__).resolve().parents[4]
-
-
-def _half(unit: str) -> int:
-    return int(hashlib.sha1(("half:" + unit).encode()).hexdigest()[:4], 16) % 2
 
 
 def take(gold: list, cls: str, start: int, end: int):
@@ -45,14 +47,26 @@ def take(gold: list, cls: str, start: int, end: int):
     return match
 
 
-def candidates(nlp, items: list[Item]):
+def candidates(nlp, recognizer, items: list[Item]):
     """(doc, span, the recognizer's label, the item's labels) for every candidate: the recognizer's spans
     and the parse phrases beside them."""
     out = []
-    for doc, item in zip(tagger.predict(nlp, [i.text for i in items]), items):
+    docs = recognizer.tag(nlp.pipe([i.text for i in items], batch_size=64))
+    for doc, item in zip(docs, items):
         for span, tagged in all_candidates(doc):
             out.append((doc, span, tagged, item.labels))
     return out
+
+
+def with_spans(nlp, items: list[Item], found: dict[str, list]) -> list:
+    """The items' docs with ``ents`` set to spans found for them beforehand (the fold taggers')."""
+    from spacy.util import filter_spans
+
+    docs = list(nlp.pipe([i.text for i in items], batch_size=64))
+    for doc, item in zip(docs, items):
+        made = (doc.char_span(s, e, label=c, alignment_mode="expand") for s, e, c in found.get(item.id, []))
+        doc.ents = filter_spans([m for m in made if m is not None and len(m)])
+    return docs
 
 
 def gold_class(labels, tagged: str, start: int, end: int) -> str:
@@ -80,8 +94,7 @@ def gold_rows(nlp, items: list[Item], classify: bool = False, states: dict | Non
     features (from ``states``), with its status; with ``classify``, the class model's rows (no recognizer's
     label) with its class."""
     rows, labels, dense = [], [], []
-    with nlp.select_pipes(disable=[tagger.COMPONENT]):
-        docs = list(nlp.pipe([i.text for i in items], batch_size=64))
+    docs = list(nlp.pipe([i.text for i in items], batch_size=64))
     for doc, item in zip(docs, items):
         for label in item.labels:
             span = doc.char_span(label.start, label.end, alignment_mode="expand")
@@ -103,8 +116,7 @@ def cache_key(items: list[Item], args) -> str:
     h = hashlib.sha1()
     for item in items:
         h.update(json.dumps([item.id, item.text, [(l.cls, l.start, l.end) for l in item.labels]]).encode())
-    h.update(json.dumps([args.epochs, args.fold_epochs, args.seed, args.hidden_width, args.drop,
-                         args.batch, args.recognizer, tagger.CONFIG]).encode())
+    h.update(json.dumps([args.epochs, args.fold_epochs, args.seed, "minilm-bio", recognizer_train.RECIPE]).encode())
     return h.hexdigest()[:16]
 
 
@@ -145,21 +157,43 @@ def evaluate(extract, items: list[Item]) -> dict:
     return {"overall": row(total), "classes": {cls: row(c) for cls, c in sorted(per.items())}}
 
 
+def recognizers(cache: Path, items: list[Item], classes: list[str], args) -> None:
+    """Train the three recognizers in ``cache`` at once, one process and one thread each: the fold
+    taggers (each trained on one half of the training split, tagging the other) and the shipped one."""
+    payload = {"classes": classes, "items": [
+        {"id": i.id, "unit": i.unit, "text": i.text, "split": i.split,
+         "labels": [{"cls": l.cls, "start": l.start, "end": l.end} for l in i.labels]} for i in items]}
+    (cache / "items.json").write_text(json.dumps(payload))
+    runs = {"fold0": ["--train-on", "train:1", "--tag", "train:0", "--epochs", str(args.fold_epochs)],
+            "fold1": ["--train-on", "train:0", "--tag", "train:1", "--epochs", str(args.fold_epochs)],
+            "final": ["--train-on", "train", "--export", "--epochs", str(args.epochs)]}
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+    procs = {}
+    for name, extra in runs.items():
+        log = open(cache / f"{name}.log", "w")
+        procs[name] = (subprocess.Popen([sys.executable, "-m", "kenning.extract.learned.recognizer_train",
+                                         str(cache / "items.json"), str(cache / name), "--seed", str(args.seed),
+                                         *extra], stdout=log, stderr=subprocess.STDOUT, env=env), log)
+    failed = []
+    for name, (proc, log) in procs.items():
+        if proc.wait() != 0:
+            failed.append(name)
+        log.close()
+        print(name, (cache / f"{name}.log").read_text().strip().splitlines()[-1:], flush=True)
+    if failed:
+        raise SystemExit(f"recognizer training failed: {failed}; see {cache}/<name>.log")
+
+
 def main(argv=None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--corpus", type=Path, default=ROOT / "data" / "corpus")
     ap.add_argument("--out", type=Path, default=MODEL)
-    ap.add_argument("--epochs", type=int, default=16)
-    ap.add_argument("--fold-epochs", type=int, default=8)
+    ap.add_argument("--epochs", type=int, default=5, help="the shipped recognizer's epochs")
+    ap.add_argument("--fold-epochs", type=int, default=5, help="the fold recognizers' epochs")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--hidden-width", type=int, default=128)
-    ap.add_argument("--drop", type=float, default=0.1)
-    ap.add_argument("--batch", type=int, default=8)
-    ap.add_argument("--recognizer", choices=("spans", "classes"), default="classes",
-                    help="the recognizer's labels: one (spans; the class model names the class) or the classes")
     ap.add_argument("--cache", type=Path, default=ROOT / "build" / "extractor-cache",
-                    help="the recognizers' output, kept by a hash of the corpus and settings: fitting the verifier "
-                         "again takes minutes")
+                    help="the recognizers and their spans, kept by a hash of the corpus and settings: fitting the "
+                         "verifier again takes minutes")
     ap.add_argument("--c", type=float, default=1.0, help="the verifier's inverse regularisation strength")
     ap.add_argument("--no-gold-rows", dest="gold_rows", action="store_false",
                     help="fit the class model on the recognizers' candidates only")
@@ -173,62 +207,38 @@ def main(argv=None) -> dict:
     began = time.perf_counter()
     items = corpus.load(args.corpus)
     classes = corpus.classes()
-    labels = [tagger.SPAN] if args.recognizer == "spans" else classes
     train = [i for i in items if i.split == "train"]
     calibration = [i for i in items if i.split == "calibration"]
     test = [i for i in items if i.split == "test"]
     print(f"corpus: {len(items)} messages ({len(train)} train, {len(calibration)} calibration, {len(test)} test)",
           flush=True)
 
-    shape = {"hidden_width": args.hidden_width, "drop": args.drop, "batch": args.batch}
-    train_items, calibration_items = train, calibration   # with their classes, for the verifier
-    if args.recognizer == "spans":
-        train, calibration = tagger.as_spans(train), tagger.as_spans(calibration)
-    key = cache_key(train_items + calibration_items, args)
+    key = cache_key(train + calibration, args)
     cache = args.cache / key
     cache.mkdir(parents=True, exist_ok=True)
+    final = cache / "final"
+    cached = (final / "recognizer.onnx").exists() and all((cache / f"fold{h}" / f"spans-train-{h}.json").exists()
+                                                          for h in (0, 1))
+    if not cached:
+        recognizers(cache, train + calibration, classes, args)
+    oof: dict = {}
+    for h in (0, 1):
+        oof.update(json.loads((cache / f"fold{h}" / f"spans-train-{h}.json").read_text()))
+    recognizer = Recognizer(final)
+    nlp = pipeline()
 
-    folds = cache / "folds.spacy"      # each half of the training split tagged by a recognizer trained on the other
-    cached = folds.exists() and (cache / "final").exists()
-    if folds.exists():
-        vocab = tagger.base_pipeline().vocab
-        fold_docs = list(DocBin().from_disk(folds).get_docs(vocab))
-        fold_items = [i for half in (0, 1) for i in train_items if _half(i.unit) == half]
-    else:
-        fold_docs, fold_items = [], []
-        for half in (0, 1):
-            fold_nlp = tagger.base_pipeline()
-            seen = [i for i in train if _half(i.unit) != half]
-            unseen = [i for i in train_items if _half(i.unit) == half]
-            tagger.train(fold_nlp, seen, labels, epochs=args.fold_epochs, seed=args.seed + half,
-                         log=lambda r: print("fold", half, r, flush=True), **shape)
-            fold_docs += tagger.predict(fold_nlp, [i.text for i in unseen])
-            fold_items += unseen
-        DocBin(docs=fold_docs).to_disk(folds)
     began_encoding = time.perf_counter()
-    states = encode(train_items + calibration_items)
+    states = encode(train + calibration)
     print(f"encoded {len(states)} messages in {time.perf_counter() - began_encoding:.0f} s", flush=True)
     class_rows, class_labels, class_dense = [], [], []
-    for doc, item in zip(fold_docs, fold_items):
+    for doc, item in zip(with_spans(nlp, train, oof), train):
         for span, tagged in all_candidates(doc):
             class_rows.append(verifier.vector(verifier.class_names(doc, span, tagged)))
             class_dense.append(verifier.dense(states[item.text], span))
             class_labels.append(gold_class(item.labels, tagged, span.start_char, span.end_char))
-
-    nlp = tagger.base_pipeline()
-    final = cache / "final"
-    if final.exists():
-        tagger.add_tagger(nlp, [], args.hidden_width).from_disk(final / tagger.COMPONENT)
-        history = json.loads((final / "history.json").read_text())
-    else:
-        history = tagger.train(nlp, train, labels, epochs=args.epochs, seed=args.seed, dev=calibration,
-                               log=lambda r: print("final", r, flush=True), **shape)
-        final.mkdir(parents=True, exist_ok=True)
-        nlp.get_pipe(tagger.COMPONENT).to_disk(final / tagger.COMPONENT)
-        (final / "history.json").write_text(json.dumps(history))
-    status_rows, status_labels, status_dense = gold_rows(nlp, train_items, states=states)
+    status_rows, status_labels, status_dense = gold_rows(nlp, train, states=states)
     if args.gold_rows:     # every labelled span too, without the recognizer's label: the class from its context
-        rows, labels_, dense = gold_rows(nlp, train_items, classify=True, states=states)
+        rows, labels_, dense = gold_rows(nlp, train, classify=True, states=states)
         class_rows += rows
         class_labels += labels_
         class_dense += dense
@@ -236,26 +246,23 @@ def main(argv=None) -> dict:
                          status_labels, classes, seed=args.seed, c=args.c)
 
     raw, truth = [], []
-    for doc, span, tagged, gold in candidates(nlp, calibration_items):
+    for doc, span, tagged, gold in candidates(nlp, recognizer, calibration):
         cls, p = model.classify(doc, span, tagged, states[doc.text])
         raw.append(p)
         truth.append(int(gold_class(gold, cls, span.start_char, span.end_char) == cls))
     model.calibration = platt(np.array(raw), np.array(truth))   # over the uncalibrated probabilities
 
     args.out.mkdir(parents=True, exist_ok=True)
-    nlp.get_pipe(tagger.COMPONENT).to_disk(args.out / tagger.COMPONENT)
-    (args.out / "tagger.json").write_text(json.dumps({"hidden_width": args.hidden_width,
-                                                      "recognizer": args.recognizer}) + "\n")
+    for name in ("recognizer.onnx", "recognizer.json"):
+        shutil.copyfile(final / name, args.out / name)
     model.save(args.out)
-
+    histories = {name: json.loads((cache / name / "history.json").read_text()) for name in ("fold0", "fold1", "final")}
     meta = {"corpus_messages": len(items), "writers": sorted({i.writer for i in items} - {"vocabulary"}),
-            "splits": {"train": len(train), "calibration": len(calibration),
-                                                      "test": len(test)},
-            "seed": args.seed, "epochs": args.epochs, "fold_epochs": args.fold_epochs,
-            "recognizer": args.recognizer, "c": args.c, "gold_rows": args.gold_rows, **shape,
-            "tagger_history": history["history"], "class_examples": len(class_rows),
-            "status_examples": len(status_rows), "seconds": round(time.perf_counter() - began, 1),
-            "recognizers_from_cache": cached}
+            "splits": {"train": len(train), "calibration": len(calibration), "test": len(test)},
+            "seed": args.seed, "epochs": args.epochs, "fold_epochs": args.fold_epochs, "recognizer": "minilm-bio",
+            "c": args.c, "gold_rows": args.gold_rows, "recognizer_history": histories,
+            "class_examples": len(class_rows), "status_examples": len(status_rows),
+            "seconds": round(time.perf_counter() - began, 1), "recognizers_from_cache": cached}
     return report(args.out, items, meta)
 
 
