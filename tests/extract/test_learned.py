@@ -181,6 +181,21 @@ def test_an_object_keeps_only_what_names_something(obj, kept):
     assert _clean(obj) == kept
 
 
+@pytest.mark.parametrize("text,cut,mended", [
+    ("We are expecting our first baby in June.", "our first", "our first baby"),        # a modifier takes its noun
+    ("I work at the Royal Hospital for Children and Young People now.", "Royal Hospital for",
+     "Royal Hospital for Children and Young People"),                                    # a preposition its object
+    ("I love hiking and", "hiking and", "hiking"),                                       # a dangling "and" goes
+    ("I have two cats.", "two cats", "two cats"),                                        # a whole phrase stays
+])
+def test_a_span_that_stops_short_is_mended(extractor, text, cut, mended):
+    from kenning.extract.learned.extractor import whole
+
+    doc = extractor._nlp(text)
+    start = text.index(cut)
+    assert whole(doc.char_span(start, start + len(cut))).text == mended
+
+
 def test_an_open_fact_never_stores_its_rows_placeholder(extractor):
     at = datetime(2026, 6, 1, tzinfo=timezone.utc)
     texts = ["I'm a lefty, always have been.", "I collect vintage fountain pens", "lol being left-handed, amirite"]

@@ -102,7 +102,7 @@ class LearnedExtractor(Extractor):
             judged = []
             for span, tagged in candidates(doc):
                 cls, p, status = self.verifier.judge(doc, span, tagged, states)
-                judged.append((span, cls, status, p))
+                judged.append((whole(span), cls, status, p))
             judged.sort(key=lambda j: -j[3])
             kept = []
             for j in judged:
@@ -180,6 +180,31 @@ class LearnedExtractor(Extractor):
                          object_is_entity=typed, entity_type=row.object if typed else None,
                          text=f"{holder} {predicate} {obj}", confidence=round(confidence, 3),
                          source_quote=sentence, valid_at=valid_at, ends=ends)
+
+
+MODIFIERS = frozenset({"amod", "nummod", "compound", "quantmod", "nmod", "poss", "case"})
+OPEN_ENDS = frozenset({"ADP", "CCONJ", "DET"})      # a name never ends on "for", "and", "the"
+REACH = 6
+
+
+def whole(span):
+    """The span mended where it stops short: a trailing preposition takes its object ("Royal Hospital for"
+    → "… for Children and Young People") or goes, and a last word that modifies a noun after it takes that
+    noun ("our first" → "our first baby"): a modifier alone names nothing. Never past :data:`REACH` words."""
+    doc, start, end = span.doc, span.start, span.end
+    last = doc[end - 1]
+    if last.pos_ in OPEN_ENDS:
+        far = max(t.i for t in last.subtree) + 1
+        if last.dep_ == "prep" and end < far <= end + REACH and doc[far - 1].pos_ in ("NOUN", "PROPN"):
+            end = far
+        while end > start + 1 and doc[end - 1].pos_ in OPEN_ENDS:
+            end -= 1
+        last = doc[end - 1]
+    head = last.head
+    if (last.dep_ in MODIFIERS and head.pos_ in ("NOUN", "PROPN") and end <= head.i < end + 3
+            and all(t.dep_ in MODIFIERS and start <= t.head.i <= head.i for t in doc[end:head.i])):
+        end = head.i + 1
+    return span if end == span.end else doc[start:end]
 
 
 def verb_phrase(span, status: str) -> tuple[str, str] | None:
