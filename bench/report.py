@@ -150,7 +150,8 @@ def goals_section(latency, peers, write, full=None) -> list[str]:
                  f" less than mem0's ({m['mem0']['search_p50_ms'] - embed:.1f} ms), and it runs four more signals.", ""]
     if write:
         t = max(write["turns_per_s"], write.get("queued_turns_per_s") or 0)
-        rows.append(f"| write path ≥ {GOAL_TURNS:g} turns/s with the offline extractor, one core | {t} turns/s "
+        rows.append(f"| write path ≥ {GOAL_TURNS:g} turns/s with the offline extractor "
+                    f"(`{write.get('extractor', 'parse')}`), one core | {t} turns/s "
                     f"(add {write['turns_per_s']}, queued {write.get('queued_turns_per_s', '–')}) | "
                     f"{verdict(t >= GOAL_TURNS, f'by {GOAL_TURNS - t:.1f} turns/s')} |")
         if write.get("floor_no_extractor_turns_per_s"):
@@ -355,7 +356,8 @@ def locomo_section(locomo: dict, peers: dict | None, tune: dict | None = None) -
 def write_section(write: dict) -> list[str]:
     return ["## Write path", "",
             "`kenning bench write`: every turn of the LoCoMo dev conversations through `Memory.add` on a real SQLite"
-            " file (offline parse extractor, one embedding per message and per stored fact, one transaction per turn).",
+            f" file (offline extractor `{write.get('extractor', 'parse')}`, one embedding per message and per stored"
+            " fact, one transaction per turn).",
             "", "| turns | facts written | turns/s | facts/s | add p50 ms | add p95 ms | add p99 ms | embedder load s |"
             " query embedding p50 ms |", "|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
             f"| {write['turns']:,} | {write['facts_written']:,} | {write['turns_per_s']} | {write['facts_per_s']} | "
@@ -365,7 +367,11 @@ def write_section(write: dict) -> list[str]:
             f"{write['queued_batch']} jobs at a time (one parser batch, one embedding batch per claim): "
             f"{write['queued_turns_per_s']} turns/s ({write['queued_vs_add']}× add). With no extractor at all: "
             f"{write['floor_no_extractor_turns_per_s']} turns/s. All three runs start from a cold vector cache, "
-            "side by side in one process.", ""] if write.get("queued_turns_per_s") else [])
+            "side by side in one process.", ""] if write.get("queued_turns_per_s") else []) + ([
+            "Queued, per extractor, in the same run: " + ", ".join(
+                f"`{k.removeprefix('queued_ms_per_turn_')}` {v} ms a turn" for k, v in write.items()
+                if k.startswith("queued_ms_per_turn_")) + f" (no extractor: {write['floor_ms_per_turn']} ms).", ""]
+            if write.get("floor_ms_per_turn") else [])
 
 
 def main() -> int:
