@@ -174,3 +174,25 @@ def test_pages_and_answers_carry_a_restrictive_content_policy(dev_server):
         assert "frame-ancestors 'none'" in page and "unsafe" not in page
         assert c.get("/v1/datasets").headers["content-security-policy"] == "default-src 'none'; frame-ancestors 'none'"
         assert "frame-ancestors 'none'" in c.get("/docs").headers["content-security-policy"]
+
+
+def test_an_error_page_may_load_its_own_stylesheet(dev_server):
+    """A 404 page for an unknown path is HTML: it gets the pages' policy, which lets it load /static."""
+    with dev_server.client() as c:
+        r = c.get("/no/such/page", headers={"Accept": "text/html"})
+        assert r.status_code == 404 and r.headers["content-type"].startswith("text/html")
+        assert "style-src 'self'" in r.headers["content-security-policy"] and "/static/style.css" in r.text
+        api = c.get("/v1/no-such-route")
+        assert api.status_code == 404 and api.headers["content-security-policy"].startswith("default-src 'none';")
+
+
+def test_browsers_get_an_icon_and_head_answers_as_get_does(dev_server):
+    with dev_server.client() as c:
+        icon = c.get("/favicon.ico", follow_redirects=True)
+        assert icon.status_code == 200 and icon.headers["content-type"].startswith("image/svg+xml")
+        assert 'rel="icon"' in c.get("/").text
+        for path in ("/", "/v1/health", "/static/style.css"):
+            got, head = c.get(path), c.head(path)
+            assert head.status_code == got.status_code == 200, path
+            assert head.content == b"" and head.headers["content-type"] == got.headers["content-type"], path
+            assert head.headers.get("content-length") == got.headers.get("content-length"), path

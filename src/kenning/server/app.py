@@ -15,7 +15,7 @@ import re
 
 from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, RedirectResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
@@ -152,5 +152,10 @@ def create_app(memory: Memory, auth: Auth) -> FastAPI:
     app.add_middleware(InFlightLimit, max_requests=memory.settings.max_requests)
     app.add_middleware(Guard, auth=auth, rates=Rates(memory.settings), public_docs=memory.settings.public_docs)   # outermost: refusals and security headers before anything
     app.mount("/static", static, name="static")
+
+    @app.get("/favicon.ico", include_in_schema=False)
+    async def favicon():      # what browsers ask for on every page load, whatever the page names
+        return RedirectResponse("/static/favicon.svg", status_code=301)
+
     app.include_router(router)
     return app

@@ -16,7 +16,8 @@
   ``Retry-After``, before any work is done.
 - **Path segments.** A ``/v1`` path with a ``.`` or ``..`` segment (encoded or not) is refused (400): an
   id of ``..`` never reaches a route as a guess.
-- **Content policy.** Dashboard pages may load scripts, styles and images from this origin only, post
+- **HEAD.** Any GET route answers HEAD: the same status and headers, no body.
+- **Content policy.** Dashboard pages (and any HTML answer, an error page included) may load scripts, styles and images from this origin only, post
   forms only here, and embed nothing; the API documentation pages load from this origin only (and
   their own inline start-up code); API answers may load nothing at all.
 """
@@ -61,10 +62,13 @@ def plain_segments(raw_path: bytes) -> bool:
                    for segment in raw_path.split(b"?", 1)[0].split(b"/"))
 
 
-def policy(path: str) -> bytes:
+def policy(path: str, content_type: bytes = b"") -> bytes:
+    """The content policy of an answer: by its path, and a page's for any HTML answer (a 404 page for an
+    unknown path loads the dashboard's stylesheet too)."""
     if path in DOCS:
         return DOCS_POLICY
-    return PAGE_POLICY if is_page(path) or path.startswith("/static/") else API_POLICY
+    html = content_type.split(b";")[0].strip().lower() == b"text/html"
+    return PAGE_POLICY if html or is_page(path) or path.startswith("/static/") else API_POLICY
 
 
 class Guard:
@@ -100,11 +104,17 @@ class Guard:
                 return await _refuse(send, 429, "RATE_LIMITED", f"too many requests for this tenant; retry in "
                                      f"{wait:g} s (KENNING_RATE_LIMIT_USER / KENNING_RATE_LIMIT_KEY)", wait)
             scope.setdefault("state", {})["principal"] = principal
-        security = [*HEADERS, (b"content-security-policy", policy(path))]
+        head = scope["method"] == "HEAD"     # answered as the GET would be, without its body
+        if head:
+            scope = {**scope, "method": "GET"}
 
         async def guarded(message):
             if message["type"] == "http.response.start":
-                message["headers"] = [*message.get("headers", []), *security]
+                headers = message.get("headers", [])
+                kind = next((v for k, v in headers if k.lower() == b"content-type"), b"")
+                message["headers"] = [*headers, *HEADERS, (b"content-security-policy", policy(path, kind))]
+            elif head and message["type"] == "http.response.body":
+                message = {**message, "body": b""}
             await send(message)
 
         return await self.app(scope, receive, guarded)
