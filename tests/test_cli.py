@@ -78,7 +78,8 @@ def test_add_reads_a_long_message_from_stdin(tmp_path):
                           input=text, capture_output=True, text=True, timeout=120,
                           env={"KENNING_HOME": str(tmp_path), "PATH": "/usr/bin:/bin"})
     assert proc.returncode == 0, proc.stderr
-    (fact,) = [json.loads(line) for line in run(tmp_path, "--json", "facts", "--dataset", "sam").stdout.splitlines()]
+    found = [json.loads(line) for line in run(tmp_path, "--json", "facts", "--dataset", "sam").stdout.splitlines()]
+    (fact,) = [f for f in found if f["predicate"] == "lives in"]
     assert fact["object"] == "porto" and "I live in Porto" in fact["source_quote"]
 
 
@@ -159,3 +160,26 @@ def test_every_bench_name_maps_to_a_script_of_the_checkout(tmp_path, capsys):
     assert [name for name, script in BENCHES.items() if not (bench / script).is_file()] == []
     assert main(["bench", "--bench-dir", str(tmp_path), "write"]) == 1          # a folder without the scripts
     assert "not found" in capsys.readouterr().err
+
+
+def test_the_demo_leaves_nothing_in_the_users_store(tmp_path):
+    home = tmp_path / "home"
+    proc = subprocess.run([sys.executable, "-m", "kenning.cli", "demo"], capture_output=True, text=True, timeout=300,
+                          env={"KENNING_HOME": str(home), "PATH": "/usr/bin:/bin", "COLUMNS": "250",
+                               "TMPDIR": str(tmp_path)})
+    assert proc.returncode == 0, proc.stderr
+    assert "a temporary store at" in proc.stdout and "lisbon" in proc.stdout.lower()
+    assert not home.exists() and not any(tmp_path.glob("kenning-demo-*"))      # removed when it ended
+
+
+def test_a_message_from_standard_input_loses_only_its_final_newline(tmp_path):
+    db = str(tmp_path / "k.db")
+    for text in ("I live in Berlin.\n", "Line one.\nLine two.\r\n"):
+        subprocess.run([sys.executable, "-m", "kenning.cli", "--db", db, "add", "-", "--dataset", "sam"], input=text,
+                       capture_output=True, text=True, timeout=120, check=True,
+                       env={"KENNING_HOME": str(tmp_path), "PATH": "/usr/bin:/bin"})
+    from kenning import Memory
+
+    with Memory(db) as mem:
+        stored = sorted(m.content for m in mem.messages.thread("sam", None).messages)
+    assert stored == ["I live in Berlin.", "Line one.\nLine two."]

@@ -46,6 +46,7 @@ def flags(parser) -> set[str]:
 def db(tmp_path, monkeypatch):
     monkeypatch.setenv("KENNING_HOME", str(tmp_path / "home"))
     path = tmp_path / "k.db"
+    monkeypatch.setenv("KENNING_EXTRACTOR", "parse")     # the flags' tests, not the extractor's: fixed facts
     mem = Memory(str(path))
     mem.add("I live in Berlin.", "sam", at="2026-07-01T10:00:00Z")
     mem.add("I moved to Lisbon last month.", "sam", at="2026-09-03T10:00:00Z")
@@ -306,17 +307,17 @@ def test_serve_json_prints_its_banner_as_json_lines(db, tmp_path):
         free.bind(("127.0.0.1", 0))
         port = free.getsockname()[1]
     env = {**os.environ, "KENNING_HOME": str(tmp_path / "home")}
-    server = subprocess.Popen([sys.executable, "-m", "kenning.cli", "--db", db, "--json", "serve", "--port", str(port)],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    try:
-        events = []
-        while not events or events[-1]["event"] != "serving":
-            line = server.stdout.readline()
-            assert line, server.stderr.read()
-            events.append(json.loads(line))
-    finally:
-        server.terminate()
-        server.wait(30)
+    with subprocess.Popen([sys.executable, "-m", "kenning.cli", "--db", db, "--json", "serve", "--port", str(port)],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env) as server:
+        try:
+            events = []
+            while not events or events[-1]["event"] != "serving":
+                line = server.stdout.readline()
+                assert line, server.stderr.read()
+                events.append(json.loads(line))
+        finally:
+            server.terminate()
+            server.wait(30)
     assert [e["event"] for e in events] == ["store", "development_mode", "serving"]
     assert events[-1]["url"] == f"http://127.0.0.1:{port}"
 

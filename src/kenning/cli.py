@@ -7,8 +7,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import tempfile
 import time
 from datetime import datetime, timezone
+from pathlib import Path
 
 from . import timeutil
 from .errors import InputError, KenningError
@@ -212,7 +214,6 @@ BENCHES = {"latency": "latency.py", "peers": "peers.py", "locomo": "locomo.py", 
 def cmd_bench(args) -> int:
     """Run a benchmark script of the source checkout's bench/ folder (they measure, they are not shipped)."""
     import runpy
-    from pathlib import Path
 
     folder = Path(args.bench_dir) if args.bench_dir else Path.cwd() / "bench"
     script = folder / BENCHES[args.which]
@@ -228,6 +229,13 @@ def cmd_bench(args) -> int:
 def cmd_demo(args) -> int:
     """The demo's story as prose, or with --json as JSON lines: each message's receipt, the live facts,
     the history, the facts as of 2026-07-15 and the recall, each line with its ``kind``."""
+    if args.db is None:     # a store of its own, gone when the demo ends: nothing left in the user's real one
+        with tempfile.TemporaryDirectory(prefix="kenning-demo-") as folder:
+            args.db = str(Path(folder) / "demo.db")
+            if not args.json:
+                print(f"kenning demo: a temporary store at {args.db}, removed when the demo ends "
+                      "(--db PATH keeps it)")
+            return cmd_demo(args)
     from .memory import Memory
 
     mem = Memory(args.db)
@@ -274,7 +282,8 @@ def cmd_demo(args) -> int:
 
 
 def cmd_add(args) -> int:
-    text = sys.stdin.read() if args.text == "-" else args.text
+    # standard input ends with the newline that ended its last line (echo, a heredoc): not part of the message
+    text = sys.stdin.read().removesuffix("\n").removesuffix("\r") if args.text == "-" else args.text
     mem = _memory(args, create=True)
     r = mem.add(text, dataset=args.dataset, at=args.at, role=args.role, client_ref=args.client_ref)
     print(r.model_dump_json(indent=None if args.json else 2, exclude={"memory"}))
