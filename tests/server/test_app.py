@@ -182,3 +182,14 @@ def test_a_server_side_error_names_no_file_or_address(dev_server, monkeypatch, c
     assert r.json()["error"] == {"code": "STORE_ERROR", "message": "internal error; the server log has the details"}
     assert "/srv/secret" not in r.text
     assert "/srv/secret/place/k.db" in caplog.text
+
+
+def test_a_refused_limit_names_the_bound_and_what_was_sent(dev_server):
+    with dev_server.client() as c:
+        cases = [(c.get("/v1/datasets/sam/facts?limit=200"), "query.limit: at most 100, got 200; page through with offset"),
+                 (c.post("/v1/recall", json={"dataset": "sam", "query": "x", "limit": 500}), "limit: at most 100, got 500"),
+                 (c.get("/v1/datasets/sam/facts?offset=-1"), "query.offset: at least 0, got -1"),
+                 (c.get("/v1/datasets/sam/messages/search?q=" + "a" * 2100),
+                  "query.q: at most 2000 characters, got 2,100 characters")]
+        for r, message in cases:
+            assert r.status_code == 422 and r.json()["error"]["message"].startswith(message), r.text

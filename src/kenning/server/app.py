@@ -92,6 +92,23 @@ def validation_code(error: dict) -> str:
     return "INVALID_INPUT"
 
 
+BOUNDS = {"less_than_equal": "at most {le}", "greater_than_equal": "at least {ge}", "less_than": "below {lt}",
+          "greater_than": "above {gt}", "string_too_long": "at most {max_length} characters"}
+
+
+def validation_message(error: dict) -> str:
+    """What the schema refused, in words a caller can act on: a bound names itself and what was sent
+    (``query.limit: at most 100, got 200``); other refusals keep pydantic's wording."""
+    where = ".".join(str(p) for p in error.get("loc", ()) if p != "body")
+    bound, ctx = BOUNDS.get(error.get("type", "")), error.get("ctx") or {}
+    if bound is None:
+        return f"{where}: {error.get('msg', 'invalid request')}"
+    sent = error.get("input")
+    got = f"{len(sent):,} characters" if isinstance(sent, str) and error["type"] == "string_too_long" else str(sent)
+    hint = "; page through with offset" if where.endswith("limit") and error["type"] == "less_than_equal" else ""
+    return f"{where}: {bound.format(**ctx)}, got {got}{hint}"
+
+
 HTTP_CODES = {400: "INVALID_INPUT", 401: "UNAUTHORIZED", 403: "PERMISSION_DENIED", 404: "NOT_FOUND",
               405: "METHOD_NOT_ALLOWED", 413: "TOO_LARGE", 415: "UNSUPPORTED_MEDIA_TYPE"}
 
@@ -119,9 +136,7 @@ def create_app(memory: Memory, auth: Auth) -> FastAPI:
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError):
         first = exc.errors()[0] if exc.errors() else {}
-        where = ".".join(str(p) for p in first.get("loc", ()) if p != "body")
-        return JSONResponse(body(validation_code(first), f"{where}: {first.get('msg', 'invalid request')}"),
-                            status_code=422)
+        return JSONResponse(body(validation_code(first), validation_message(first)), status_code=422)
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException):
