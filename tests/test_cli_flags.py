@@ -165,6 +165,18 @@ def test_listing_commands_flags(db, capsys):
     assert lines(a)[0]["request_id"] != lines(b)[0]["request_id"]
 
 
+def test_history_flags(db, capsys):
+    used(("history",), "--dataset", "--predicate", "--limit", "--json")
+    code, out, _ = kenning(capsys, db, "--json", "history", "--dataset", "sam")
+    states = {(r["object"], r["state"]) for r in lines(out)}
+    assert code == 0 and {("berlin", "superseded"), ("lisbon", "live")} <= states
+    code, out, _ = kenning(capsys, db, "--json", "history", "--dataset", "sam", "--predicate", "lives in")
+    assert [(r["object"], r["state"]) for r in lines(out)] == [("berlin", "superseded"), ("lisbon", "live")]
+    code, out, err = kenning(capsys, db, "--json", "history", "--dataset", "sam", "--predicate", "lives in",
+                             "--limit", "1")
+    assert [r["object"] for r in lines(out)] == ["berlin"] and "(1 of 2)" in err
+
+
 def test_remine_flags(db, capsys):
     used(("remine",), "--dataset", "--message-id", "--all", "--json")
     kenning(capsys, db, "add", "thanks, that helped", "--dataset", "rem")

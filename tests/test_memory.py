@@ -284,3 +284,23 @@ def test_a_dataset_stores_at_most_its_quota(new_memory):
         m.notes.save("sam", "m" * 3_000)
     m.delete_dataset("sam")                                     # erasing frees it
     m.notes.save("sam", "m" * 3_000)
+
+
+def test_one_function_names_a_facts_state_at_any_time():
+    from kenning.model import Fact
+
+    def fact(**kw):
+        base = dict(fact_id="f", subject="user", predicate="eats", object="fish", text="user eats fish",
+                    confidence=0.9, valid_at=datetime(2026, 1, 1, tzinfo=timezone.utc),
+                    created_at=datetime(2026, 1, 1, tzinfo=timezone.utc))
+        return Fact.model_validate({**base, **kw})
+
+    day = lambda m, d: datetime(2026, m, d, tzinfo=timezone.utc)          # noqa: E731
+    ended = fact(valid_until=day(6, 10))
+    assert [ended.state(day(m, 1)) for m in (5, 7)] == ["live", "ended"]
+    plan = fact(valid_at=day(5, 1))
+    assert [plan.state(day(4, 1)), plan.state(day(5, 1))] == ["future", "live"]
+    replaced = fact(invalid_at=day(3, 1), superseded_by="g")
+    assert [replaced.state(day(2, 1)), replaced.state(day(3, 1))] == ["live", "superseded"]
+    assert fact(invalid_at=day(3, 1)).state(day(4, 1)) == "deleted"
+    assert ended.live_at(day(5, 1)) and not ended.live_at(day(7, 1))

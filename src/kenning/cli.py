@@ -291,17 +291,32 @@ def cmd_add(args) -> int:
     return 0
 
 
+def _facts(mem, args) -> tuple[list, int]:
+    """The facts the command lists, and how many there are; with ``--predicate`` (one slot), the pages
+    are read through and filtered here."""
+    kw = dict(q=args.q, include_invalidated=args.history, as_of=args.as_of, entity=args.entity)
+    slot = getattr(args, "predicate", None)
+    if not slot:
+        page = mem.list_facts(args.dataset, limit=args.limit, **kw)
+        return page.facts, page.total
+    found, offset = [], 0
+    while True:
+        page = mem.list_facts(args.dataset, limit=100, offset=offset, **kw)
+        found += [f for f in page.facts if f.predicate == slot]
+        offset += len(page.facts)
+        if not page.facts or offset >= page.total:
+            return found[:args.limit], len(found)
+
+
 def cmd_facts(args) -> int:
     mem = _memory(args)
-    page = mem.list_facts(args.dataset, q=args.q, limit=args.limit, include_invalidated=args.history,
-                          as_of=args.as_of, entity=args.entity)
+    facts, total = _facts(mem, args)
     rows = []
-    then = timeutil.to_utc(args.as_of, field="as_of") if args.as_of else None
-    for f in page.facts:
+    # as of a time, a fact live then is "live", whatever became of it since
+    then = timeutil.to_utc(args.as_of, field="as_of") if args.as_of else datetime.now(timezone.utc)
+    for f in facts:
         row = f.model_dump(mode="json")
-        # as of a time, a fact live then is "live", whatever became of it since
-        live = f.live_at(then) if then is not None else f.invalid_at is None
-        row["state"] = ("live" if live else "superseded" if f.superseded_by else "deleted")
+        row["state"] = f.state(then)
         if not args.json:   # a table has no room for microseconds; --json keeps the full times
             for key in ("valid_at", "valid_until"):
                 at = getattr(f, key)
@@ -309,7 +324,7 @@ def cmd_facts(args) -> int:
         rows.append(row)
     _show(args, rows, ["valid_at", "valid_until", "predicate", "object", "confidence", "state", "fact_id"],
           f"facts of {args.dataset}")
-    print(f"({len(page.facts)} of {page.total})", file=sys.stderr)
+    print(f"({len(facts)} of {total})", file=sys.stderr)
     mem.close()
     return 0
 
@@ -575,6 +590,13 @@ def _memory_commands(sub) -> None:
     p.add_argument("--as-of", default=None)
     p.add_argument("--entity", default=None)
     p.set_defaults(func=cmd_facts)
+
+    p = sub.add_parser("history", help="a dataset's history, or one slot's: every fact with its state now "
+                                       "(live, future, ended, superseded, deleted)")
+    p.add_argument("--dataset", required=True)
+    p.add_argument("--predicate", default=None, help='one slot, e.g. "lives in"')
+    p.add_argument("--limit", type=int, default=100)
+    p.set_defaults(func=cmd_facts, history=True, as_of=None, q=None, entity=None)
 
 
 def _running_commands(sub) -> None:

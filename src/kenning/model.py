@@ -71,8 +71,20 @@ class Fact(BaseModel):
 
     def live_at(self, t: datetime) -> bool:
         """The as_of form of the live predicate, in Python (the stores do it in SQL)."""
-        return ((self.invalid_at is None or self.invalid_at > t) and self.valid_at <= t
-                and (self.valid_until is None or self.valid_until > t))
+        return self.state(t) == "live"
+
+    def state(self, at: datetime) -> str:
+        """What the fact was at ``at``, the one naming every interface uses: ``superseded`` or ``deleted``
+        once withdrawn (replaced by another value, or removed), else ``future`` before it starts,
+        ``ended`` after ``valid_until`` (an ending, a stay that is over), and ``live`` in between. As of
+        a past time, a fact withdrawn since is what it was then."""
+        if self.invalid_at is not None and self.invalid_at <= at:
+            return "superseded" if self.superseded_by else "deleted"
+        if self.valid_at > at:
+            return "future"
+        if self.valid_until is not None and self.valid_until <= at:
+            return "ended"
+        return "live"
 
 
 class Entity(BaseModel):

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 
 from ... import timeutil
-from .render import Dashboard, PAGE, fact_state, int_param, pages
+from .render import Dashboard, PAGE, int_param, pages
 
 TRANSCRIPT_PAGE = 100   # messages per transcript page (the library's largest page)
 NO_CHAT = "none"        # ?chat is absent for the messages of no chat; this names them in links
@@ -45,7 +45,7 @@ def routes(d: Dashboard, router: APIRouter) -> None:
             if message.role == "user":   # only user turns are mined
                 facts = m.list_facts(dataset, message_id=message.episode_id, include_invalidated=True, limit=PAGE,
                                      **kw).facts
-                mined[message.episode_id] = [(f, fact_state(f, now)) for f in facts]
+                mined[message.episode_id] = [(f, f.state(now)) for f in facts]
         keep = {"chat": chat} if chat is not None else {"none": "1"}
         return d.render(request, "transcript.html", dataset=dataset, tab="conversations", chat=chat, page=page,
                         mined=mined, keep=keep, nav=pages(page.total, TRANSCRIPT_PAGE, offset))
@@ -57,7 +57,7 @@ def routes(d: Dashboard, router: APIRouter) -> None:
         now = timeutil.now()
         facts = m.list_facts(dataset, message_id=message_id, include_invalidated=True, limit=PAGE, **kw).facts
         return d.render(request, "message.html", dataset=dataset, tab="conversations", message=episode,
-                        facts=[(f, fact_state(f, now)) for f in facts],
+                        facts=[(f, f.state(now)) for f in facts],
                         in_context=f"/datasets/{quote(dataset, safe='')}/messages/{quote(message_id, safe='')}/in-context")
 
     @router.get("/datasets/{dataset}/messages/{message_id}/in-context")

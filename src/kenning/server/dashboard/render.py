@@ -89,17 +89,6 @@ def as_of_instant(text: str) -> datetime:
     return timeutil.to_utc(text, field="as_of")
 
 
-def fact_state(f: Fact, now: datetime) -> str:
-    """live | future | expired | superseded | deleted: what the history line shows."""
-    if f.invalid_at is not None:
-        return "superseded" if f.superseded_by else "deleted"
-    if f.valid_at > now:
-        return "future"
-    if f.valid_until is not None and f.valid_until <= now:
-        return "expired"
-    return "live"
-
-
 def diff_lines(old: str, new: str) -> list[tuple[str, str]]:
     """A unified diff as (kind, line) pairs: kind is add, del, hunk or same."""
     out = []
