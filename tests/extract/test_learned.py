@@ -208,3 +208,13 @@ def test_a_pronouns_fact_keeps_its_pronouns():
     from kenning.extract.learned.extractor import _clean
 
     assert _clean("they/them") == "they/them" and _clean("she/her") == "she/her"
+
+
+def test_a_huge_message_is_read_only_so_far(extractor):
+    from kenning.extract.learned.extractor import READ_CHARS
+
+    text = "I live in Porto. " * 6_000          # 102,000 characters
+    spans = extractor.spans(text)
+    assert spans and all(end <= READ_CHARS for _, end, *_ in spans)
+    at = datetime(2026, 6, 1, tzinfo=timezone.utc)
+    assert [c.object for c in extractor.extract(text, at=at)] == ["Porto"]

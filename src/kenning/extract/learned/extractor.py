@@ -32,12 +32,24 @@ ONE_VALUE_THRESHOLD = 0.7
 # Classes whose facts need more than the span to state; none left (a relative's detail reads its relation
 # from the parse: relative_predicate).
 UNSUPPORTED: frozenset[str] = frozenset()
+# Characters of a message the trained extractor reads: a second or two of work on one core. Past it the
+# rules alone read on (they stop at the write path's time budget), so one huge message cannot hold a worker.
+READ_CHARS = 10_000
 LONG = 150      # tokens: a longer message is encoded sentence by sentence (the encoder reads 256 word pieces)
 EVENT_KINDS = frozenset({"event", "plan"})
 # Words that name nothing on their own (a pronoun of a pronouns fact, "they/them", does).
 FUNCTION_WORDS = frozenset({"a", "an", "the", "my", "our", "your", "his", "her", "their", "its", "mine", "ours", "of",
                             "and", "or", "to", "in", "on", "at", "for", "with", "s", "i", "me", "we", "us", "you",
                             "it", "this", "that"})
+
+
+def head(text: str) -> str:
+    """The part of ``text`` the trained extractor reads: all of it, or its first :data:`READ_CHARS`
+    characters cut at the last whitespace before them."""
+    if len(text) <= READ_CHARS:
+        return text
+    cut = text.rfind(" ", READ_CHARS // 2, READ_CHARS)
+    return text[:cut if cut > 0 else READ_CHARS]
 
 
 def vocabulary(path: Path = VOCABULARY) -> dict[str, Row]:
@@ -112,7 +124,7 @@ class LearnedExtractor(Extractor):
 
     def spans(self, text: str) -> list[tuple[int, int, str, str, float]]:
         """(start, end, class, status, confidence) of the kept candidates (for evaluation)."""
-        doc, judged = next(self._judged([self._nlp(text)]))
+        doc, judged = next(self._judged([self._nlp(head(text))]))
         return [(e.start_char, e.end_char, cls, status, p) for e, cls, status, p in judged]
 
     def bar(self, cls: str) -> float:
@@ -126,7 +138,7 @@ class LearnedExtractor(Extractor):
 
     def extract_many(self, texts: list[str], *, at: list[datetime]) -> list[list[Candidate]]:
         out = []
-        docs = list(self._nlp.pipe(texts, batch_size=64))
+        docs = list(self._nlp.pipe((head(t) for t in texts), batch_size=64))
         for (doc, judged), when in zip(self._judged(docs), at):
             cands, seen, times = [], set(), {}   # times: each sentence's time phrase, found once
             for ent, cls, status, p in judged:
