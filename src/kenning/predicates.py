@@ -207,6 +207,14 @@ NUMBER_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "fiv
 _ARTICLE = re.compile(r"^(?:the|a|an|my|our|one) ")
 
 
+def names_nobody(obj: str) -> bool:
+    """Whether an object only counts or calls someone by their relation ("kids", "2 boys", "my
+    brother", "1"): a fact that says the person exists, not who they are; a name says more."""
+    words = re.findall(r"\w+", fold(obj))
+    return bool(words) and all(w.isdigit() or w in NUMBER_WORDS or w in RELATIONS or w.rstrip("s") in RELATIONS
+                               or w in ("the", "my", "our", "boy", "boys", "girl", "girls") for w in words)
+
+
 def canonical_pair(predicate: str, obj: str, is_entity: bool, raw: str = "") -> tuple[str, str, bool]:
     """A fact's predicate and object in the vocabulary's one way of saying them, whoever wrote them:
     a diet is ``follows diet · vegetarian`` (however worded: "is vegetarian", "is · vegan"); the user's

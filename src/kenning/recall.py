@@ -21,6 +21,7 @@ from datetime import datetime
 
 import numpy as np
 
+from . import predicates as preds
 from . import timeutil, vocabulary, when
 from .embed.base import Embedder
 from .model import Episode, Fact, MessageHit, Note, RecallItem, RecallResult, Scope
@@ -331,7 +332,8 @@ class Recaller:
             out["fact", "keyword"] = sorted((h for h in hits if h[1] > 0), key=lambda h: -h[1])[: self.preset.depth]
         wanted = slot_predicates(query)
         out["fact", "slot"] = [(f.fact_id, 1.0) for f in sorted(
-            (f for f in facts if f.predicate in wanted), key=lambda f: (wanted.index(f.predicate), -f.valid_at.timestamp()))]
+            (f for f in facts if f.predicate in wanted),
+            key=lambda f: (preds.names_nobody(f.object), wanted.index(f.predicate), -f.valid_at.timestamp()))]
         return out
 
     def _said_by(self, scope: Scope, ranked: dict, as_of: datetime, loaded: dict) -> None:
@@ -483,7 +485,10 @@ class Recaller:
             return []
         order = {p: i for i, p in enumerate(wanted)}
         found = self.store.live_fact_ids(scope, at, self.preset.depth, predicates=wanted)
-        found.sort(key=lambda hit: order[hit[1]])  # stable: newest first within a slot
+        nameless = {f.fact_id for f in self.store.get_facts(scope, [k for k, _ in found])
+                    if preds.names_nobody(f.object)}
+        # stable: newest first within a slot; "has child · kids" after "has daughter · isla"
+        found.sort(key=lambda hit: (hit[0] in nameless, order[hit[1]]))
         return [(fact_id, 1.0) for fact_id, _ in found]
 
 
