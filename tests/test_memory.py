@@ -297,10 +297,10 @@ def test_one_function_names_a_facts_state_at_any_time():
 
     day = lambda m, d: datetime(2026, m, d, tzinfo=timezone.utc)          # noqa: E731
     ended = fact(valid_until=day(6, 10))
-    assert [ended.state(day(m, 1)) for m in (5, 7)] == ["live", "ended"]
+    assert [ended.state_at(day(m, 1)) for m in (5, 7)] == ["live", "ended"]
     plan = fact(valid_at=day(5, 1))
-    assert [plan.state(day(4, 1)), plan.state(day(5, 1))] == ["future", "live"]
+    assert [plan.state_at(day(4, 1)), plan.state_at(day(5, 1))] == ["future", "live"]
     replaced = fact(invalid_at=day(3, 1), superseded_by="g")
-    assert [replaced.state(day(2, 1)), replaced.state(day(3, 1))] == ["live", "superseded"]
-    assert fact(invalid_at=day(3, 1)).state(day(4, 1)) == "deleted"
+    assert [replaced.state_at(day(2, 1)), replaced.state_at(day(3, 1))] == ["live", "superseded"]
+    assert fact(invalid_at=day(3, 1)).state_at(day(4, 1)) == "deleted"
     assert ended.live_at(day(5, 1)) and not ended.live_at(day(7, 1))

@@ -12,7 +12,6 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-from . import timeutil
 from .errors import InputError, KenningError
 from .model import UNKNOWN_START
 
@@ -262,11 +261,11 @@ def cmd_demo(args) -> int:
         emit("live", fact=f.model_dump(mode="json"))
     say("\nHistory (every fact, including superseded and ended ones):")
     for f in mem.list_facts(dataset, limit=100, include_invalidated=True).facts:
-        state = "live"
+        state = f.state
         if f.invalid_at is not None:
-            state = f"superseded {f.invalid_at.date()}" if f.superseded_by else f"deleted {f.invalid_at.date()}"
+            state += f" {f.invalid_at.date()}"
         elif f.valid_until is not None:
-            state = f"until {f.valid_until.date()}"
+            state += f" (until {f.valid_until.date()})"
         say(f"  - {f.predicate}: {f.object}  [{f.valid_at.date() if f.start_known else '?'} .. {state}]")
         emit("history", state=state, fact=f.model_dump(mode="json"))
     say("\nAs of 2026-07-15:")
@@ -312,11 +311,8 @@ def cmd_facts(args) -> int:
     mem = _memory(args)
     facts, total = _facts(mem, args)
     rows = []
-    # as of a time, a fact live then is "live", whatever became of it since
-    then = timeutil.to_utc(args.as_of, field="as_of") if args.as_of else datetime.now(timezone.utc)
     for f in facts:
-        row = f.model_dump(mode="json")
-        row["state"] = f.state(then)
+        row = f.model_dump(mode="json")     # its state as of --as-of: a fact live then is "live" then
         if not args.json:   # a table has no room for microseconds; --json keeps the full times
             for key in ("valid_at", "valid_until"):
                 at = getattr(f, key)

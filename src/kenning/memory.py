@@ -439,7 +439,7 @@ class Memory:
         scope = self.services.scope(dataset, project, environment)
         with self.store.reading(scope):
             facts, total = self.store.list_facts(scope, query)
-        return FactPage(facts=facts, total=total, limit=limit, offset=offset)
+        return FactPage(facts=[f.seen_at(query.as_of) for f in facts], total=total, limit=limit, offset=offset)
 
     def list_entities(self, dataset: str, *, type: str | None = None, project: str | None = None,
                       environment: str | None = None) -> list[Entity]:

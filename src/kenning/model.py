@@ -5,7 +5,7 @@ import re
 from datetime import datetime, timezone
 from typing import Literal, NamedTuple
 
-from pydantic import BaseModel, ConfigDict, Field, computed_field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, computed_field, model_validator
 
 ENTITY_TYPES = ("PERSON", "ORG", "PLACE", "PRODUCT", "SKILL", "TOPIC", "EVENT", "FOOD",
                 "ROLE", "CONCEPT", "THING", "DATE")
@@ -16,6 +16,8 @@ MAX_OBJECT_CHARS = 500
 # Google"): it held for some time before its valid_until. Stored as the earliest time there is, so the
 # live and as_of rules need no special case and show it as true before it ended; ``start_known`` says so.
 UNKNOWN_START = datetime(1, 1, 1, tzinfo=timezone.utc)
+FactState = Literal["live", "future", "ended", "superseded", "deleted"]
+FACT_STATES = FactState.__args__
 
 
 # Response models mark every field required in their JSON schema: the API always sends each one
@@ -65,15 +67,41 @@ class Fact(BaseModel):
         """False: nobody said when this became true; ``valid_at`` is then the earliest time there is."""
         return self.valid_at > UNKNOWN_START
 
+    _seen_at: datetime | None = PrivateAttr(default=None)
+    _said_state: str | None = PrivateAttr(default=None)
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _keep_state(cls, data, handler):
+        """A fact read from a server keeps the state the server named (as of the listing's time)."""
+        fact = handler(data)
+        if isinstance(data, dict) and data.get("state") in FACT_STATES:
+            fact._said_state = data["state"]
+        return fact
+
+    @computed_field  # derived, never stored
+    @property
+    def state(self) -> FactState:
+        """`live`, `future` (starts later), `ended` (its valid_until has passed), `superseded` (replaced by
+        another value) or `deleted`: as of the listing's as_of, or the recall's time, or now."""
+        if self._said_state is not None and self._seen_at is None:
+            return self._said_state
+        return self.state_at(self._seen_at or datetime.now(timezone.utc))
+
+    def seen_at(self, at: datetime | None) -> Fact:
+        """Name :attr:`state` as of ``at`` (a listing as of a past time); None: now."""
+        self._seen_at = at
+        return self
+
     @property
     def id(self) -> str:
         return self.fact_id
 
     def live_at(self, t: datetime) -> bool:
         """The as_of form of the live predicate, in Python (the stores do it in SQL)."""
-        return self.state(t) == "live"
+        return self.state_at(t) == "live"
 
-    def state(self, at: datetime) -> str:
+    def state_at(self, at: datetime) -> FactState:
         """What the fact was at ``at``, the one naming every interface uses: ``superseded`` or ``deleted``
         once withdrawn (replaced by another value, or removed), else ``future`` before it starts,
         ``ended`` after ``valid_until`` (an ending, a stay that is over), and ``live`` in between. As of

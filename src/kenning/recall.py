@@ -439,7 +439,7 @@ class Recaller:
                 if f is None or (as_of is None and f.invalid_at is not None) or not f.live_at(at) \
                         or f.confidence < self.floor:
                     continue
-                items.append(RecallItem(kind="fact", id=key, text=f.text, score=score, signals=sig, fact=f,
+                items.append(RecallItem(kind="fact", id=key, text=f.text, score=score, signals=sig, fact=f.seen_at(at),
                                         episode_id=f.episode_id))
                 room[kind] -= 1
             elif kind == "note":

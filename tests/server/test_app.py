@@ -16,9 +16,12 @@ def test_development_mode_serves_the_library(dev_server):
         page = c.get("/v1/datasets/sam/facts").json()
         assert [f["object"] for f in page["facts"]] == ["lisbon"] and page["total"] == 1
         history = c.get("/v1/datasets/sam/facts", params={"include_invalidated": True}).json()
-        assert {f["object"] for f in history["facts"]} == {"berlin", "lisbon"}
+        # one naming of a fact's state (Fact.state_at), as of the listing's time
+        assert {(f["object"], f["state"]) for f in history["facts"]} == {("berlin", "superseded"), ("lisbon", "live")}
         as_of = c.get("/v1/datasets/sam/facts", params={"as_of": "2026-07-15T00:00:00Z"}).json()
-        assert [f["object"] for f in as_of["facts"]] == ["berlin"]
+        assert [(f["object"], f["state"]) for f in as_of["facts"]] == [("berlin", "live")]
+        from kenning.model import FactPage
+        assert FactPage.model_validate(as_of).facts[0].state == "live"      # the Python SDK keeps the server's word
         res = c.post("/v1/recall", json={"query": "Where does the user live?", "dataset": "sam"}).json()
         assert res["facts"][0]["object"] == "lisbon" and "lisbon" in res["context"]
         assert [e["name"] for e in c.get("/v1/datasets/sam/entities").json()] == ["berlin", "lisbon"]

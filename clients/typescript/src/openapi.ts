@@ -1377,6 +1377,13 @@ export interface components {
              */
             readonly start_known: boolean;
             /**
+             * State
+             * @description `live`, `future` (starts later), `ended` (its valid_until has passed), `superseded` (replaced by
+             *     another value) or `deleted`: as of the listing's as_of, or the recall's time, or now.
+             * @enum {string}
+             */
+            readonly state: "live" | "future" | "ended" | "superseded" | "deleted";
+            /**
              * Subject
              * @default user
              * @constant

@@ -45,7 +45,7 @@ def routes(d: Dashboard, router: APIRouter) -> None:
             if message.role == "user":   # only user turns are mined
                 facts = m.list_facts(dataset, message_id=message.episode_id, include_invalidated=True, limit=PAGE,
                                      **kw).facts
-                mined[message.episode_id] = [(f, f.state(now)) for f in facts]
+                mined[message.episode_id] = [(f, f.state_at(now)) for f in facts]
         keep = {"chat": chat} if chat is not None else {"none": "1"}
         return d.render(request, "transcript.html", dataset=dataset, tab="conversations", chat=chat, page=page,
                         mined=mined, keep=keep, nav=pages(page.total, TRANSCRIPT_PAGE, offset))
@@ -57,7 +57,7 @@ def routes(d: Dashboard, router: APIRouter) -> None:
         now = timeutil.now()
         facts = m.list_facts(dataset, message_id=message_id, include_invalidated=True, limit=PAGE, **kw).facts
         return d.render(request, "message.html", dataset=dataset, tab="conversations", message=episode,
-                        facts=[(f, f.state(now)) for f in facts],
+                        facts=[(f, f.state_at(now)) for f in facts],
                         in_context=f"/datasets/{quote(dataset, safe='')}/messages/{quote(message_id, safe='')}/in-context")
 
     @router.get("/datasets/{dataset}/messages/{message_id}/in-context")

@@ -23,7 +23,7 @@ def routes(d: Dashboard, router: APIRouter) -> None:
         every = m.list_entities(dataset, **kw)
         facts, total = every_fact(m, dataset, kw, include_invalidated=True)
         now = timeutil.now()
-        drawn = [f for f in facts if history or f.state(now) in ("live", "future")]
+        drawn = [f for f in facts if history or f.state_at(now) in ("live", "future")]
         named: dict[tuple[str, str | None], list] = {}
         for f in facts:
             if f.object_is_entity:
@@ -44,10 +44,10 @@ def routes(d: Dashboard, router: APIRouter) -> None:
         for e in every:
             its = named.get((e.name, e.type), [])
             rows.append({"entity": e, "name": spelled(e.name, e.type), "facts": len(its),
-                         "live": sum(f.state(now) == "live" for f in its),
+                         "live": sum(f.state_at(now) == "live" for f in its),
                          "since": min((f.valid_at for f in its), default=None)})
         rows.sort(key=lambda r: (r["entity"].type, -r["live"], r["entity"].name))
-        chosen_facts = ([(f, f.state(now)) for f in named.get((selected.name, selected.type), [])]
+        chosen_facts = ([(f, f.state_at(now)) for f in named.get((selected.name, selected.type), [])]
                         if selected else None)
         return d.render(request, "entities.html", dataset=dataset, tab="entities", graph=graph, rows=rows,
                         selected=selected, selected_name=spelled(selected.name, selected.type) if selected else None,

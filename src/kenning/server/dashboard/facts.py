@@ -52,7 +52,7 @@ def routes(d: Dashboard, router: APIRouter) -> None:
                                   ("kind", kind), ("type", entity_type), ("sort", sort if sort != "time" else None))
                 if v}
         return d.render(request, "facts.html", dataset=dataset, tab="facts", page=page,
-                        rows=[(f, f.state(now)) for f in page.facts], view=view, sort=sort, sorts=SORTS,
+                        rows=[(f, f.state_at(now)) for f in page.facts], view=view, sort=sort, sorts=SORTS,
                         q=q or "", kind=kind or "", entity_type=entity_type or "", kinds=LISTED_KINDS,
                         types=ENTITY_TYPES, as_of=as_of, as_of_at=as_of_at, keep=keep,
                         confidences=len({round(f.confidence, 2) for f in page.facts}) > 1,
@@ -76,8 +76,8 @@ def routes(d: Dashboard, router: APIRouter) -> None:
                 pass      # a fact whose message was kept nowhere (a temporary chat)
         now = timeutil.now()
         successor = next((g for g in story if g.fact_id == f.superseded_by), None)
-        return d.render(request, "fact.html", dataset=dataset, tab="facts", fact=f, state=f.state(now),
-                        story=[(g, g.state(now)) for g in story], message=message, successor=successor)
+        return d.render(request, "fact.html", dataset=dataset, tab="facts", fact=f, state=f.state_at(now),
+                        story=[(g, g.state_at(now)) for g in story], message=message, successor=successor)
 
     # -- deleting, one or many, always confirmed ---------------------------------------------------
     @router.post("/datasets/{dataset}/facts/delete", response_class=HTMLResponse)
@@ -121,7 +121,7 @@ def routes(d: Dashboard, router: APIRouter) -> None:
         wanted = [f.superseded_by for f in page.facts if f.superseded_by and f.superseded_by not in shown_here]
         known = shown_here | {f.fact_id: f for f in d.facts_by_id(p, m, kw, dataset, wanted)}
         now = timeutil.now()
-        entries = [(f, f.state(now), known.get(f.superseded_by) if f.superseded_by else None)
+        entries = [(f, f.state_at(now), known.get(f.superseded_by) if f.superseded_by else None)
                    for f in page.facts]
         return d.render(request, "history.html", dataset=dataset, tab="history", entries=entries,
                         on_page=set(shown_here), nav=pages(page.total, PAGE, offset))
