@@ -47,6 +47,29 @@ def test_assistant_turn_and_repeated_client_ref_are_answered_at_once(new_memory)
         assert mem.store.count_jobs(("queued",)) == 1
 
 
+def test_a_thread_keeps_the_order_its_turns_were_sent_when_they_share_a_timestamp(new_memory):
+    """Issue 33, item 1: each user turn is queued and stored later, each reply at once; with one
+    timestamp per exchange the replies came first. The order is the order add_turn took them, in
+    the thread's listing, in recall's neighbours and in the context a message is kept with."""
+    with new_memory(settings=Settings(worker_threads=0)) as mem:
+        said = []
+        for i, text in enumerate(["I adopted a greyhound called Biscuit.", "She sleeps on the sofa all day.",
+                                  "We walk along the river every morning."]):
+            mem.add_turn("sam", "user", text, thread="t1", at=at(i), message_id=f"u{i}")
+            mem.add_turn("sam", "assistant", "Got it, thanks for telling me!", thread="t1", at=at(i),
+                         message_id=f"a{i}")
+            said += [f"u{i}", f"a{i}"]
+        assert Worker(mem.services).run(threading.Event(), idle_exit=True) == 3   # the user turns, stored last
+        page = mem.messages.thread("sam", "t1")
+        assert [m.episode_id for m in page.messages] == said
+        assert [m.episode_id for m in mem.messages.thread("sam", "t1", limit=2, offset=2).messages] == said[2:4]
+        scope = mem.services.scope("sam", None, None)
+        assert mem.store.message_neighbors(scope, ["u1"]) == {"u1": ["a0", "a1"]}
+        # the message a turn was said after is its keyword context: the reply before it, not its own reply
+        assert mem.store.previous_message(scope, "t1", at(1), sent=mem.messages.get("sam", "u1").created_at
+                                          ).episode_id == "a0"
+
+
 def test_bad_turns_are_refused_before_queueing(new_memory):
     with new_memory(settings=Settings(worker_threads=0)) as mem:
         with pytest.raises(InputError):

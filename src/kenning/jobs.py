@@ -113,7 +113,7 @@ class Worker:
         # finds the message it kept the first time instead of keeping it twice.
         messages = [Message(job.scope, job.content, job.at, job.role, job.client_ref, job.chat,
                             job.message_id or f"ep_{job.request_id.removeprefix('req_')}", job.temporary,
-                            finisher(job)) for job in jobs]
+                            finisher(job), sent=job.created_at) for job in jobs]
         try:
             results = self.services.writer.add_many(messages) if messages else []
         except Exception as exc:  # a bug must fail the jobs visibly, not kill the worker

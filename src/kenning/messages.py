@@ -40,7 +40,7 @@ class Messages:
         episode = Episode(episode_id=message_id or f"ep_{uuid.uuid4().hex}", role=role, content=content, chat=chat,
                           at=when, created_at=timeutil.now())
         embedder = self._s.embedder
-        context = message_context(self._s.store, scope, chat, when)
+        context = message_context(self._s.store, scope, chat, when, episode.created_at)
         embed_text = message_embed_text(content)
         vector = embedder.embed(embed_text) if embedder is not None else None
         with self._s.store.transaction(scope):

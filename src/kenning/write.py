@@ -88,11 +88,11 @@ def check_role(role: str) -> str:
     return role
 
 
-def message_context(store: Store, scope: Scope, chat: str | None, at: datetime) -> str:
+def message_context(store: Store, scope: Scope, chat: str | None, at: datetime, sent: datetime) -> str:
     """What keyword search reads beside a message: the day it was said ("what did I do in May
     2023" finds it), then the end of the previous message in the chat (a reply is understood with
     what it answers)."""
-    previous = store.previous_message(scope, chat, at)
+    previous = store.previous_message(scope, chat, at, sent)
     return f"{timeutil.date_words(at)} {previous.content[-CONTEXT_CHARS:] if previous is not None else ''}".rstrip()
 
 
@@ -144,6 +144,8 @@ class Message:
     message_id: str | None = None
     temporary: bool = False
     finish: Callable[[AddResult], None] | None = None
+    sent: datetime | None = None    # when kenning accepted it (a queued turn: when add_turn took it): the
+    # order of turns that share a timestamp, kept as the message's created_at
     candidates: list[Candidate] = field(default_factory=list)
     plans: list = field(default_factory=list)
     rejected: list[str] = field(default_factory=list)
@@ -227,6 +229,7 @@ class WritePipeline:
         for value, what in ((msg.chat, "chat"), (msg.message_id, "message_id"), (msg.client_ref, "client_ref")):
             check_id(value, what)
         msg.at = self.message_time(msg.at)
+        msg.sent = msg.sent or timeutil.now()
         if msg.role != "user" and msg.temporary:
             return AddResult(status="skipped", reason="skipped_non_user_turn")
         if msg.client_ref is not None:
@@ -242,7 +245,7 @@ class WritePipeline:
         is raised for the caller (or the queue) to retry."""
         try:
             msg.candidates = self.extractor.extract(
-                msg.text, at=msg.at, context=self._context(msg.scope, msg.chat, msg.at, exclude=msg.message_id),
+                msg.text, at=msg.at, context=self._context(msg.scope, msg.chat, msg.at, msg.sent, exclude=msg.message_id),
                 known_entities=self._known_entities(msg.scope))
         except ExtractionError as exc:
             if msg.temporary:
@@ -259,7 +262,7 @@ class WritePipeline:
 
     def _commit(self, msg: "Message", vectors: dict[str, np.ndarray]) -> AddResult:
         scope, text, at, plans = msg.scope, msg.text, msg.at, msg.plans
-        context = "" if msg.temporary else message_context(self.store, scope, msg.chat, at)
+        context = "" if msg.temporary else message_context(self.store, scope, msg.chat, at, msg.sent)
         episode_id = msg.message_id or f"ep_{uuid.uuid4().hex}"
         result = AddResult(status="skipped", candidates_extracted=len(msg.candidates),
                            episode_id=None if msg.temporary else episode_id,
@@ -278,7 +281,7 @@ class WritePipeline:
                 if known is None:
                     self.store.insert_episode(scope, Episode(
                         episode_id=episode_id, role=msg.role, content=text, chat=msg.chat, at=at,
-                        created_at=timeutil.now()),
+                        created_at=msg.sent),
                         vectors.get(msg.message_text), context=context, embed_text=msg.message_text)
             for plan in plans:
                 self._decide(scope, plan, at, episode_id if not msg.temporary else None, vectors, msg)
@@ -306,14 +309,15 @@ class WritePipeline:
                               "said (default: now)")
         return at
 
-    def _context(self, scope: Scope, chat: str | None, at: datetime, exclude: str | None = None) -> list[str]:
+    def _context(self, scope: Scope, chat: str | None, at: datetime, sent: datetime | None,
+                 exclude: str | None = None) -> list[str]:
         """The user's previous turns in this thread, oldest first, for extractors that read context
         (``Settings.extract_context_turns`` of them). Only the user's: an assistant's "Got it, thanks!"
         says nothing about who "she" is, and what the assistant said is never the user's fact."""
         n = self.settings.extract_context_turns
         if not self.extractor.wants_context or n == 0:
             return []
-        turns = self.store.previous_messages(scope, chat, at, n, role="user", exclude=exclude)
+        turns = self.store.previous_messages(scope, chat, at, n, role="user", exclude=exclude, sent=sent)
         return [t.content[-CONTEXT_TURN_CHARS:] for t in reversed(turns)]
 
     def _known_entities(self, scope: Scope) -> list[str]:

@@ -194,14 +194,18 @@ class MessageStore(ABC):
         """Keep a message; ``context`` is the message before it in its chat (searched along with it)."""
 
     @abstractmethod
-    def previous_message(self, scope: Scope, chat: str | None, at: datetime) -> Episode | None:
-        """The latest message of ``chat`` said at or before ``at``."""
+    def previous_message(self, scope: Scope, chat: str | None, at: datetime,
+                         sent: datetime | None = None) -> Episode | None:
+        """The latest message of ``chat`` said at or before ``at`` (and, said at ``at``, kept before ``sent``)."""
 
     @abstractmethod
     def previous_messages(self, scope: Scope, chat: str | None, at: datetime, n: int, role: str | None = None,
-                          exclude: str | None = None) -> list[Episode]:
+                          exclude: str | None = None, sent: datetime | None = None) -> list[Episode]:
         """Up to ``n`` latest messages of ``chat`` said at or before ``at`` (of ``role`` only, when given;
-        never the message ``exclude``), latest first: what an extractor reads as a message's context."""
+        never the message ``exclude``), latest first: what an extractor reads as a message's context. A
+        chat's order is the time each message was said, then the order kenning accepted them
+        (``created_at``): with ``sent``, a message said at ``at`` but accepted from ``sent`` on is not
+        before (the reply to a turn that shares its timestamp)."""
 
     @abstractmethod
     def get_episode(self, scope: Scope, episode_id: str) -> Episode | None: ...

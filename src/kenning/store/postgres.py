@@ -102,10 +102,10 @@ MATRIX_ROWS = {
     "fact": f"SELECT fact_id, embedding::vector AS embedding, valid_at, valid_until FROM facts WHERE {TENANT}"
             " AND invalid_at IS NULL AND embedding IS NOT NULL ORDER BY seq",
     "episode": f"SELECT episode_id, embedding::vector AS embedding, chat FROM episodes WHERE {TENANT}"
-               " AND embedding IS NOT NULL ORDER BY at, seq",
+               " AND embedding IS NOT NULL ORDER BY at, created_at, seq",
     "note": f"SELECT note_id, embedding::vector AS embedding, namespace FROM notes WHERE {TENANT}"
             " AND forgotten_at IS NULL AND embedding IS NOT NULL ORDER BY seq",
-    "order": f"SELECT episode_id, chat FROM episodes WHERE {TENANT} ORDER BY at, seq",
+    "order": f"SELECT episode_id, chat FROM episodes WHERE {TENANT} ORDER BY at, created_at, seq",
 }
 
 

@@ -288,16 +288,17 @@ class SQLStore(Store):
         self._write("DELETE FROM sessions WHERE session_hash = ?", (session_hash,))
 
     # -- messages, notes and entities --------------------------------------------------------------
-    def previous_message(self, scope: Scope, chat: str | None, at: datetime) -> Episode | None:
-        same_chat = "chat IS NULL" if chat is None else "chat = ?"
-        rows = self._read(f"SELECT {EPISODE_COLUMNS} FROM episodes WHERE {SCOPED} AND {same_chat} AND at <= ?"
-                          f" ORDER BY at DESC, {self.dialect.row_order} DESC LIMIT 1",
-                          (*scope, *(() if chat is None else (chat,)), self.dialect.dump_time(at)))
-        return episode_of(rows[0]) if rows else None
+    def previous_message(self, scope: Scope, chat: str | None, at: datetime,
+                         sent: datetime | None = None) -> Episode | None:
+        found = self.previous_messages(scope, chat, at, 1, sent=sent)
+        return found[0] if found else None
 
     def previous_messages(self, scope: Scope, chat: str | None, at: datetime, n: int, role: str | None = None,
-                          exclude: str | None = None) -> list[Episode]:
+                          exclude: str | None = None, sent: datetime | None = None) -> list[Episode]:
         where, params = [SCOPED, "at <= ?"], [*scope, self.dialect.dump_time(at)]
+        if sent is not None:    # a turn sent later at the same time (the reply) is not before it
+            where.append("(at < ? OR created_at < ?)")
+            params += [self.dialect.dump_time(at), self.dialect.dump_time(sent)]
         for column, value in (("chat", chat), ("role", role)):
             if column == "chat" and value is None:
                 where.append("chat IS NULL")
@@ -308,7 +309,8 @@ class SQLStore(Store):
             where.append("episode_id <> ?")
             params.append(exclude)
         rows = self._read(f"SELECT {EPISODE_COLUMNS} FROM episodes WHERE {' AND '.join(where)}"
-                          f" ORDER BY at DESC, {self.dialect.row_order} DESC LIMIT ?", (*params, n))
+                          f" ORDER BY at DESC, created_at DESC, {self.dialect.row_order} DESC LIMIT ?",
+                          (*params, n))
         return [episode_of(r) for r in rows]
 
     def get_episodes(self, scope: Scope, episode_ids: list[str]) -> list[Episode]:
@@ -342,7 +344,8 @@ class SQLStore(Store):
         where = f"{SCOPED} AND {same_chat}"
         total = self._read(f"SELECT count(*) AS n FROM episodes WHERE {where}", params)[0]["n"]
         rows = self._read(f"SELECT {EPISODE_COLUMNS} FROM episodes WHERE {where}"
-                          f" ORDER BY at, {self.dialect.row_order} LIMIT ? OFFSET ?", (*params, limit, offset))
+                          f" ORDER BY at, created_at, {self.dialect.row_order} LIMIT ? OFFSET ?",
+                          (*params, limit, offset))
         return [episode_of(r) for r in rows], total
 
     def insert_note(self, scope: Scope, note: Note, vector: np.ndarray | None) -> None:

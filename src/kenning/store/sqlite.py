@@ -42,10 +42,10 @@ MATRIX_ROWS = {
     "fact": "SELECT fact_id, embedding, valid_at, valid_until FROM facts WHERE project=? AND environment=?"
             " AND dataset=? AND invalid_at IS NULL AND embedding IS NOT NULL",
     "episode": "SELECT episode_id, embedding, chat FROM episodes WHERE project=? AND environment=? AND dataset=?"
-               " AND embedding IS NOT NULL ORDER BY at, rowid",
+               " AND embedding IS NOT NULL ORDER BY at, created_at, rowid",
     "note": "SELECT note_id, embedding, namespace FROM notes WHERE project=? AND environment=? AND dataset=?"
             " AND forgotten_at IS NULL AND embedding IS NOT NULL ORDER BY rowid",
-    "order": "SELECT episode_id, chat FROM episodes WHERE project=? AND environment=? AND dataset=? ORDER BY at, rowid",
+    "order": "SELECT episode_id, chat FROM episodes WHERE project=? AND environment=? AND dataset=? ORDER BY at, created_at, rowid",
 }
 # Rows are read without their vectors (1.5 KB each): only the matrices need those.
 
