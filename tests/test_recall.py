@@ -388,6 +388,29 @@ def test_a_present_tense_question_ranks_the_live_slot_fact_above_older_messages(
     assert kids.kind == "fact" and kids.fact.object == "isla"
 
 
+def test_filler_replies_never_outrank_what_the_person_said_and_show_once(mem):
+    """Issue 33, item 2: "Got it, thanks for telling me!" after every turn was in the top three for
+    most questions and two to four times in one context block."""
+    turns = ["I started a new job as a nurse at St Mary's in March.", "My partner Alex and I adopted a cat called Miso.",
+             "We're flying to Lisbon for a week in June.", "I run 5k every Saturday morning before work."]
+    for i, text in enumerate(turns):
+        at = f"2026-0{i + 1}-10T09:00:00Z"
+        mem.add_turn("sam", "user", text, thread="t1", at=at)
+        mem.add_turn("sam", "assistant", "Got it, thanks for telling me!", thread="t1", at=at)
+    mem.flush(timeout=60)
+    for question in ("Where does the user work?", "What is the user's cat called?", "When is the user's trip?",
+                     "Tell me about the user's weekends."):
+        res = mem.recall(question, "sam")
+        said = [i for i in res.items if i.message is not None]
+        assert all(i.message is None or i.message.role == "user" for i in res.items[:3]), question
+        users = [i.score for i in said if i.message.role == "user"]
+        assert all(i.score < min(users) for i in said if i.message.role != "user"), question
+        assert res.context.count("Got it, thanks for telling me!") <= 1, res.context
+        assert len({m.text for m in res.messages}) == len(res.messages)
+    asked = mem.recall("What did the assistant say when I mentioned the cat?", "sam")    # about the assistant
+    assert any(m.role == "assistant" for m in asked.messages[:3])
+
+
 def test_keyword_evidence_counts_in_a_tiny_store(new_memory):
     mem = new_memory(embedder=None)
     mem.notes.save("sam", "I take my coffee black.")

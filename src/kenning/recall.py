@@ -44,6 +44,12 @@ ADJUST_DEPTH = 60  # candidates of each kind read to adjust their scores (time, 
 NOW = re.compile(r"\b(?:now|still|currently|anymore|any\s+more|these\s+days|at\s+the\s+moment|nowadays|"
                  r"no\s+longer|today|right\s+now|latest|current|these\s+days)\b", re.I)
 RECENCY_POOL = 8   # the best messages and facts among which the newest is preferred
+# A question about what the assistant said ("What did you recommend?", "the assistant's advice"): the
+# assistant's turns are the evidence there; any other question is about the person, who said it themselves.
+ABOUT_ASSISTANT = re.compile(
+    r"(?:assistant|assistant's|chatbot|bot)|you\s+(?:said|say|told|tell|suggest|recommend|promis|offer|remind|"
+    r"propos|advis|answer|repl|mention|explain|wrote|write|gave|give|list|plan)\w*|your\s+(?:advice|"
+    r"suggestion|answer|reply|recommendation|idea|plan|list|promise)s?", re.I)
 DIRECT = re.compile(r"\s*(?:and\s+|so\s+)?(?:where|what|who|whom|which|how)\b")
 PAST = re.compile(r"\b(?:did|was|were|had|used\s+to|ago|before|previously|formerly|first|last\s+\w+)\b", re.I)
 MIN_COSINE = 0.2    # a message or note this far from the query is unrelated to it (facts are few and
@@ -76,6 +82,7 @@ class Preset:
     session_prior: float = 0.0  # a message gains this share of its conversation's best scores (mean of 3)
     slot_now: float = 0.0      # a present-tense slot question: the slot's live fact is lifted to the top
     question_penalty: float = 0.0  # a message that only asks ("What do you love about it?") loses this share
+    other_voice: float = 0.0   # a question about the person: what the assistant (or a tool) said loses this share
     per_chat: int = 0          # after this many messages of one conversation, the next ones count half
     hops: int = 2              # the entity graph is walked this far from the entities a query names
     own_name: bool = False     # the person's own name in a question reads as "the user" ("When is Dan's birthday?")
@@ -95,7 +102,7 @@ HYBRID = Preset("hybrid", {
     ("message", "vector"): 0.6, ("message", "keyword"): 1.0, ("message", "neighbor"): 0.3,
     ("message", "feedback"): 0.6, ("note", "vector"): 0.6, ("note", "keyword"): 1.0,
 }, rrf_k=5, neighbors=10, when_boost=0.3, window_boost=0.5, session_prior=0.3, slot_now=0.2, question_penalty=0.6,
-    feedback=1.0, recency=1.0, own_name=True)
+    feedback=1.0, recency=1.0, own_name=True, other_voice=0.7)
 DENSE = Preset("dense", {("fact", "vector"): 1.0, ("message", "vector"): 1.0, ("note", "vector"): 1.0})
 PRESETS = {p.name: p for p in (HYBRID, DENSE)}
 
@@ -235,7 +242,8 @@ class Recaller:
         if p.window_boost and window is None and (event := when.relative_to_event(query)) is not None:
             window = self._event_window(scope, *event, at)
         recent = bool(p.recency and NOW.search(query))
-        if not (asks or window or recent or p.session_prior or p.question_penalty or (p.slot_now and slot_hits)):
+        others = bool(p.other_voice) and not ABOUT_ASSISTANT.search(query)
+        if not (asks or window or recent or others or p.session_prior or p.question_penalty or (p.slot_now and slot_hits)):
             return
         messages = sorted((k for kind, k in fused if kind == "message"), key=lambda k: -fused["message", k])
         facts = sorted((k for kind, k in fused if kind == "fact"), key=lambda k: -fused["fact", k])
@@ -250,6 +258,9 @@ class Recaller:
             fused[item] *= 1 + share
             signals[item][signal] = round(share, 4)
         for key, e in episodes.items():
+            if others and e.role != "user":     # "Got it, thanks!" is near every question, and says nothing
+                fused["message", key] *= 1 - p.other_voice
+                signals["message", key]["role"] = round(-p.other_voice, 4)
             if p.question_penalty and _only_asks(e.content):
                 fused["message", key] *= 1 - p.question_penalty
                 signals["message", key]["question"] = round(-p.question_penalty, 4)
@@ -430,6 +441,7 @@ class Recaller:
 
         items: list[RecallItem] = []
         room = {kind: limit * 2 + 5 for kind in ("fact", "note", "message")}   # enough to re-rank by source
+        said: set[str] = set()     # a text said again (a stock reply, a pasted note) is shown once, where it ranks best
         for kind, key in order:
             if not room[kind]:
                 continue
@@ -444,13 +456,13 @@ class Recaller:
                 room[kind] -= 1
             elif kind == "note":
                 n = notes.get(key)
-                if n is None or n.forgotten_at is not None or n.created_at > at:
+                if n is None or n.forgotten_at is not None or n.created_at > at or _again(n.text, said):
                     continue
                 items.append(RecallItem(kind="note", id=key, text=n.text, score=score, signals=sig, note=n))
                 room[kind] -= 1
             else:
                 e = episodes.get(key)
-                if e is None or e.at > at:
+                if e is None or e.at > at or _again(e.content, said):
                     continue
                 hit = message_hit(e, score, sig)
                 items.append(RecallItem(kind="message", id=key, text=e.content, score=score, signals=sig,
@@ -461,10 +473,27 @@ class Recaller:
                               facts=[i.fact for i in items if i.fact is not None][:limit],
                               notes=[i.note for i in items if i.note is not None][:limit],
                               messages=[i.message for i in items if i.message is not None][:limit],
-                              items=_diverse(items, self.preset.per_chat)[:limit])
+                              items=self._person_first(query, _diverse(items, self.preset.per_chat))[:limit])
         result.context = render_context(result.facts, result.notes, result.messages, budget or self.budget,
                                         self.unit)
         return result
+
+    def _person_first(self, query: str, items: list[RecallItem]) -> list[RecallItem]:
+        """For a question about the person, a reply with no word of the question in it ("Got it,
+        thanks!", "Noted.") says nothing about them: it goes below every message they wrote and every
+        fact and note about them, in the same order, whatever its vector says (a short stock reply sits
+        near every question). A reply that shares the question's words keeps its place, less the
+        other-voice share (``_adjust``)."""
+        theirs = [i.score for i in items if i.message is None or i.message.role == "user"]
+        if not (self.preset.other_voice and theirs) or ABOUT_ASSISTANT.search(query):
+            return items
+        floor = min(theirs)
+        for i in items:
+            if i.message is not None and i.message.role != "user" and i.score >= floor \
+                    and i.signals.get("keyword", 0.0) < MIN_KEYWORD:
+                i.score = round(floor * i.score / (i.score + floor), 6)
+                i.message.score = i.score
+        return sorted(items, key=lambda i: (-i.score, i.kind != "fact"))
 
     def _entity_hits(self, scope: Scope, query: str, at: datetime) -> list[tuple[str, str | None, int]]:
         """Facts about the entities the query names (by name or alias, looked up by the query's
@@ -531,6 +560,15 @@ def _only_asks(text: str) -> bool:
         return False
     told = [s for s in re.split(r"(?<=[.!?])\s+", body) if not s.endswith("?") and len(s.split()) > 6]
     return not told
+
+
+def _again(text: str, said: set[str]) -> bool:
+    """Whether this text (in any case and spacing) was already taken; takes it if not."""
+    key = " ".join(text.lower().split())
+    if key in said:
+        return True
+    said.add(key)
+    return False
 
 
 def _diverse(items: list[RecallItem], per_chat: int = 0) -> list[RecallItem]:
