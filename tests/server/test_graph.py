@@ -347,3 +347,131 @@ def test_under_the_cap_nothing_is_left_out_and_no_note_is_drawn():
     assert g.total == g.drawn == 60 and not g.capped
     assert "graph-note" not in str(g.svg)
     assert parse(g).find(f"{SVG}desc").text.startswith("60 entities, ")
+
+
+# -- negations and endings ------------------------------------------------------------------------------
+
+LATER = datetime(2026, 9, 1, tzinfo=timezone.utc)
+
+
+def said(fact_id: str, predicate: str, obj: str, type: str, **kw) -> Fact:
+    return Fact(fact_id=fact_id, predicate=predicate, object=obj, object_is_entity=True, entity_type=type,
+                text=f"user {predicate} {obj}", created_at=T, **{"valid_at": T, **kw})
+
+
+def life() -> tuple[list[Entity], list[Fact]]:
+    """A sister, fish liked and then not eaten, a cello given up, a house bought next year."""
+    entities = [ent("e-maya", "maya", "PERSON"), ent("e-fish", "fish", "FOOD"), ent("e-cello", "cello", "SKILL"),
+                ent("e-house", "house", "PRODUCT")]
+    facts = [said("f1", "has sister", "maya", "PERSON"),
+             said("f2", "likes", "fish", "FOOD", valid_until=datetime(2026, 6, 1, tzinfo=timezone.utc)),
+             said("f3", "does not eat", "fish", "FOOD", valid_at=datetime(2026, 6, 1, tzinfo=timezone.utc)),
+             said("f4", "plays", "cello", "SKILL", valid_until=datetime(2026, 7, 1, tzinfo=timezone.utc)),
+             said("f5", "owns", "house", "PRODUCT", valid_at=datetime(2027, 3, 1, tzinfo=timezone.utc))]
+    return entities, facts
+
+
+def node_text(a: ET.Element) -> str:
+    return "".join(a.find(f"{SVG}text").itertext())
+
+
+def test_negations_endings_and_future_starts_are_marked_on_their_lines():
+    g = graph(*life(), at=LATER)
+    edges = {e.b: e for e in g.edges if e.kind == "fact"}
+    assert (edges["e-fish"].state, edges["e-fish"].negated, edges["e-fish"].marks) == ("live", True, ["not"])
+    assert (edges["e-cello"].state, edges["e-cello"].negated, edges["e-cello"].marks) == ("ended", False, ["ended"])
+    assert edges["e-house"].marks == ["future"] and edges["e-maya"].marks == []
+    assert edges["e-fish"].predicates == ["likes", "does not eat"]          # both said; the live one decides
+    root = parse(g)
+    lines = {ln.get("data-b"): ln for ln in root.iter(f"{SVG}line")}
+    assert classes(lines["e-fish"]) == {"edge", "edge-fact", "negated"}
+    assert classes(lines["e-cello"]) == {"edge", "edge-fact", "state-ended"}
+    assert classes(lines["e-house"]) == {"edge", "edge-fact", "state-future"}
+    assert classes(lines["e-maya"]) == {"edge", "edge-fact"}
+    assert lines["e-fish"].find(f"{SVG}title").text == "user — likes, does not eat — fish (not)"
+    anchors = {a.get("data-key"): a for a in root.iter(f"{SVG}a")}
+    assert node_text(anchors["e-fish"]) == "fish (not)" and node_text(anchors["e-cello"]) == "cello (ended)"
+    assert node_text(anchors["e-house"]) == "house (future)" and node_text(anchors["e-maya"]) == "maya"
+    mark = anchors["e-fish"].find(f"{SVG}text/{SVG}tspan")
+    assert mark.get("class") == "mark" and mark.text == " (not)"           # the word, not only a colour
+    assert {"negated"} <= classes(anchors["e-fish"]) and anchors["e-fish"].get("data-marks") == "not"
+    assert "state-ended" in classes(anchors["e-cello"]) and "negated" not in classes(anchors["e-cello"])
+    assert anchors["e-fish"].find(f"{SVG}title").text.startswith("fish (Food, not): ")
+    strikes = [a.get("data-key") for a in anchors.values() if a.find(f"{SVG}path[@class='strike']") is not None]
+    assert strikes == ["e-fish"]                                           # a slash across the negated circle only
+    assert root.find(f"{SVG}desc").text == "4 entities, 4 connections (1 negated, 1 ended, 1 future)."
+
+
+def test_the_cross_sits_on_the_negated_line_between_the_circles():
+    g = graph(*life(), at=LATER)
+    user, fish = g.nodes[0], next(n for n in g.nodes if n.key == "e-fish")
+    edges = parse(g).find(f"{SVG}g[@class='edges']")
+    (cross,) = edges.findall(f"{SVG}path[@class='cross']")                 # one negated line, one cross
+    points = [tuple(map(float, xy.split())) for xy in re.findall(r"[ML]([-\d.]+ [-\d.]+)", cross.get("d"))]
+    cx, cy = sum(p[0] for p in points) / 4, sum(p[1] for p in points) / 4
+    # on the segment user→fish: collinear, and outside both circles
+    cross_product = (fish.x - user.x) * (cy - user.y) - (fish.y - user.y) * (cx - user.x)
+    assert abs(cross_product) / math.dist((user.x, user.y), (fish.x, fish.y)) < 0.05
+    assert math.dist((cx, cy), (user.x, user.y)) > user.r and math.dist((cx, cy), (fish.x, fish.y)) > fish.r
+
+
+def test_the_legend_names_each_mark_in_use_in_words():
+    root = parse(graph(*life(), at=LATER))
+    legend = root.find(f".//{SVG}g[@class='legend']")
+    assert [t.text for t in legend.iter(f"{SVG}text")] == ["Person", "Product", "Skill", "Food", "not: a negation",
+                                                          "ended: no longer true", "future: starts later"]
+    marks = [g.get("data-mark") for g in legend if g.get("data-mark")]
+    assert marks == ["not", "ended", "future"]
+    sample = legend.find(f"{SVG}g[@data-mark='not']")
+    assert {p.get("class") for p in sample.iter(f"{SVG}path")} == {"edge edge-fact negated sample", "cross"}
+    assert "data-mark" not in str(graph(*person()).svg)                      # no marks: no mark entries
+
+
+def test_which_facts_decide_a_line():
+    fish = [ent("e-fish", "fish", "FOOD")]
+    # a live "likes" beside a live "does not eat": not a negation as a whole
+    both = [said("a", "likes", "fish", "FOOD"), said("b", "does not eat", "fish", "FOOD")]
+    assert not graph(fish, both, at=LATER).edges[0].negated
+    # "dislikes" counts as a negation (kenning.predicates.is_negated)
+    assert graph(fish, [said("a", "dislikes", "fish", "FOOD")], at=LATER).edges[0].marks == ["not"]
+    # a negation that has ended: both words
+    gone = [said("a", "does not eat", "fish", "FOOD", valid_until=datetime(2026, 5, 1, tzinfo=timezone.utc))]
+    assert graph(fish, gone, at=LATER).edges[0].marks == ["not", "ended"]
+    # replaced counts as ended; only deleted facts: deleted
+    replaced = [said("a", "likes", "fish", "FOOD", invalid_at=datetime(2026, 5, 1, tzinfo=timezone.utc),
+                     superseded_by="z")]
+    assert graph(fish, replaced, at=LATER).edges[0].marks == ["ended"]
+    deleted = [said("a", "likes", "fish", "FOOD", invalid_at=datetime(2026, 5, 1, tzinfo=timezone.utc))]
+    assert graph(fish, deleted, at=LATER).edges[0].marks == ["deleted"]
+    # the time decides: the cello is live before its end and ended after it
+    entities, facts = life()
+    before = graph(entities, facts, at=datetime(2026, 6, 15, tzinfo=timezone.utc))
+    assert {e.b: e.marks for e in before.edges}["e-cello"] == []
+
+
+def test_marked_labels_stay_inside_the_frame():
+    entities, facts = crowd(60)
+    facts = [said(f.fact_id, "does not eat" if i % 3 == 0 else f.predicate, f.object, f.entity_type,
+                  valid_until=datetime(2026, 2, 1, tzinfo=timezone.utc) if i % 3 == 1 else None)
+             for i, f in enumerate(facts)]
+    for width, height in ((900, 600), (480, 320)):
+        g = graph(entities, facts, at=LATER, width=width, height=height)
+        texts = [node_text(a) for a in parse(g).iter(f"{SVG}a")]
+        assert any(t.endswith("(not)") for t in texts) and any(t.endswith("(ended)") for t in texts)
+        for a in parse(g).iter(f"{SVG}a"):
+            t = a.find(f"{SVG}text")
+            x, w = float(t.get("x")), len(node_text(a)) * CHAR_W
+            left = {"start": x, "end": x - w, "middle": x - w / 2}[t.get("text-anchor")]
+            assert 0 <= left and left + w <= width, node_text(a)
+
+
+def test_the_list_form_groups_the_drawn_entities_by_type():
+    g = build_graph(*life(), at=LATER, href=lambda n: f"/e/{n.key}", label=lambda n: n.name.title())
+    groups = g.groups
+    assert [h for h, _ in groups] == ["People", "Products", "Skills", "Food"]
+    rows = {n.key: (n.label, n.href, e.marks, e.predicates) for _, items in groups for n, e in items}
+    assert rows == {"e-maya": ("Maya", "/e/e-maya", [], ["has sister"]),
+                    "e-house": ("House", "/e/e-house", ["future"], ["owns"]),
+                    "e-cello": ("Cello", "/e/e-cello", ["ended"], ["plays"]),
+                    "e-fish": ("Fish", "/e/e-fish", ["not"], ["likes", "does not eat"])}
+    assert graph([], []).groups == []

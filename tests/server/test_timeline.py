@@ -270,3 +270,93 @@ def test_nothing_to_show(facts):
     assert root.find("s:title[@id='timeline-title']", NS) is not None
     assert root.find("s:desc[@id='timeline-desc']", NS) is not None
     assert "Nothing to show yet" in [e.text for e in root.iter(f"{{{NS['s']}}}text")]
+
+
+# -- negations, endings and the list form -------------------------------------------------------------
+
+def story() -> list[Fact]:
+    """Fish liked, then not eaten; a cello given up; Lisbon until a move to Portland next year."""
+    return [fact("fish", "likes", "fish", day(3, 1), valid_until=day(6, 1)),
+            fact("nofish", "does not eat", "fish", day(6, 1)),
+            fact("cello", "plays", "cello", day(2, 1), valid_until=day(7, 1)),
+            fact("lisbon", "lives in", "lisbon", day(1, 10), valid_until=day(6, 1, 2027)),
+            fact("portland", "lives in", "portland", day(6, 1, 2027))]
+
+
+def texts_in(root, fact_id):
+    """The texts drawn in a fact's link (its label, and "ended" after it)."""
+    link = next(a for a in root.iter(f"{{{NS['s']}}}a") if a.find(f"*[@data-fact-id='{fact_id}']") is not None)
+    return {e.get("class"): e.text for e in link.findall("s:text", NS)}, link
+
+
+def test_a_negation_is_drawn_and_labelled_as_one():
+    t = build_timeline(story(), now=NOW)
+    root = parse(t)
+    r = rect(root, "nofish")
+    assert "negated" in r.get("class").split() and bar(t, "nofish").marks == ["not"]
+    texts, _ = texts_in(root, "nofish")
+    assert texts["bar-label"] == "not fish"                                # in words, not only a colour
+    assert r.find("s:title", NS).text.startswith("does not eat: fish (1 Jun 2026 – open")
+    assert "negated" not in rect(root, "fish").get("class").split()
+    assert texts_in(root, "fish")[0]["bar-label"] == "fish"
+    assert "(1 negated, 2 ended)" in root.find("s:desc", NS).text
+
+
+def test_an_ended_fact_has_an_end_cap_and_says_ended():
+    t = build_timeline(story(), now=NOW)
+    root = parse(t)
+    r = rect(root, "cello")
+    assert "ended" in r.get("class").split() and bar(t, "cello").state == "ended"
+    texts, link = texts_in(root, "cello")
+    (cap,) = link.findall("s:line[@class='end-cap']", NS)
+    end = float(r.get("x")) + float(r.get("width"))
+    assert float(cap.get("x1")) == float(cap.get("x2")) == pytest.approx(end, abs=0.01)
+    assert texts["end-label"] == "ended"
+    (label,) = link.findall("s:text[@class='end-label']", NS)
+    assert float(label.get("x")) > end                                     # after the bar, in its lane
+    assert r.find("s:title", NS).text.endswith("– 1 Jul 2026, ended)")
+    # Lisbon ends next year (the move): not ended yet, so no cap; Portland is future
+    assert "ended" not in rect(root, "lisbon").get("class").split()
+    _, lisbon = texts_in(root, "lisbon")
+    assert lisbon.findall("s:line", NS) == [] and bar(t, "lisbon").state == "live"
+    assert bar(t, "portland").marks == ["future"]
+    # a year later the move has happened: Lisbon has ended then (the chart says what holds at ``now``)
+    later = build_timeline(story(), now=day(7, 1, 2027))
+    assert bar(later, "lisbon").state == "ended" and "ended" in rect(parse(later), "lisbon").get("class").split()
+
+
+def test_ended_goes_inside_the_bar_when_the_lane_has_no_room_after_it():
+    # a value ended where the next began (no supersession recorded): nothing fits between them
+    facts = [fact("a", "works at", "a rather long employer name", day(1, 1), valid_until=day(8, 1)),
+             fact("b", "works at", "b", day(8, 1))]
+    t = build_timeline(facts, now=NOW)
+    texts, link = texts_in(parse(t), "a")
+    assert "end-label" not in texts and texts["bar-label"] == "a rather long employer name (ended)"
+    assert link.findall("s:line[@class='end-cap']", NS)
+
+
+def test_a_replaced_fact_is_not_called_ended():
+    facts = [fact("berlin", "lives in", "berlin", day(7, 1), superseded_by="lisbon", invalid_at=day(9, 5)),
+             fact("lisbon", "lives in", "lisbon", day(9, 3))]
+    t = build_timeline(facts, now=NOW)
+    classes = rect(parse(t), "berlin").get("class").split()
+    assert "superseded" in classes and "ended" not in classes and bar(t, "berlin").marks == ["superseded"]
+
+
+def test_a_plan_that_starts_last_gets_room_for_its_name():
+    t = build_timeline(story(), now=NOW)
+    b = bar(t, "portland")
+    assert b.width >= len("portland") * 6.5 + 8
+    assert "portland" in texts_in(parse(t), "portland")[0].values()
+
+
+def test_the_list_form_parts_the_facts_at_the_as_of_time():
+    t = build_timeline(story(), now=NOW)
+    before, after = t.split()
+    assert [b.fact.fact_id for b in before] == ["lisbon", "cello", "fish", "nofish"]   # by start
+    assert [b.fact.fact_id for b in after] == ["portland"]
+    earlier = build_timeline(story(), now=NOW, cursor=day(4, 1))
+    before, after = earlier.split()
+    assert [b.fact.fact_id for b in before] == ["lisbon", "cello", "fish"]
+    assert [b.fact.fact_id for b in after] == ["nofish", "portland"]
+    assert build_timeline([], now=NOW).split() == ([], [])

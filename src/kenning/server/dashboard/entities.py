@@ -37,6 +37,7 @@ def routes(d: Dashboard, router: APIRouter) -> None:
                          if original_case(name, f.source_quote) != name), name)
 
         graph = build_graph(every, drawn, selected=selected.entity_id if selected else None, list_href="#entities",
+                            at=now,
                             href=lambda n: base + urlencode({**keep, "entity": n.key}) + "#entity-facts"
                             if n.key != "user" else base + urlencode(keep),
                             label=lambda n: n.name if n.key == "user" else spelled(n.name, n.type))

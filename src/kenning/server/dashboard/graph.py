@@ -8,6 +8,13 @@ The picture: the user at the centre, each entity the given facts name around it,
 angular sectors by type, then eased by a short force layout (Fruchterman-Reingold style) so that
 entities named in the same message drift together without losing their sector.
 
+What a line says: a user→entity line is drawn from the facts naming the entity as of a time (now by
+default). Where every one of those facts is a negation ("does not eat · fish") the line is crossed and
+the label reads "fish (not)"; where none of them holds any more (ended or replaced) it is dashed and
+reads "(ended)"; where all of them start later, "(future)". Words as well as strokes, so the marks do
+not rest on colour, and each mark in use has a legend entry. ``Graph.groups`` gives the same
+connections as a list grouped by type, for screens too narrow for the picture.
+
 What it costs: a page draws at most MAX_ENTITIES entities (the most connected; the caller is told how
 many there were, to say so and link to the full list) and MAX_CO_MENTIONS co-mention lines. Every
 step that compares positions (repulsion, pushing circles apart, keeping labels off each other) looks
@@ -18,13 +25,15 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import datetime, timezone
 
 import numpy as np
 from markupsafe import Markup, escape
 
 from ...model import ENTITY_TYPES, Entity, Fact
+from ...predicates import is_negated
 
 USER = "user"
 FONT = 11.0                 # the label font size (px) the stylesheet should use: labels are fitted by it
@@ -42,6 +51,16 @@ NOTE_ROW = 18.0             # the line above the graph that says how many entiti
 MAX_ENTITIES = 300          # entities drawn at most: the most connected (and the selected one)
 MAX_CO_MENTIONS = 2_000     # co-mention lines drawn at most: the pairs named together most often
 LABEL_CELL = 32.0           # grid cell (px) for finding the labels and circles a label could cover
+SAMPLE_W = 22.0             # a legend entry's sample line
+CROSS = 4.0                 # half the size of the cross on a negated line
+
+# What each mark on a line means, in the legend (the word itself is what the label carries).
+MARKS = {"not": "not: a negation", "ended": "ended: no longer true", "future": "future: starts later",
+         "deleted": "deleted"}
+# The list view's group headings, in the graph's type order.
+GROUP_NAMES = {"PERSON": "People", "ORG": "Organisations", "PLACE": "Places", "PRODUCT": "Products",
+               "SKILL": "Skills", "TOPIC": "Topics", "EVENT": "Events", "FOOD": "Food", "ROLE": "Roles",
+               "CONCEPT": "Concepts", "THING": "Things", "DATE": "Dates"}
 
 
 @dataclass
@@ -53,6 +72,8 @@ class Node:
     y: float
     r: float
     facts: list[Fact]        # the facts that name it (for the user node: facts with no entity object)
+    label: str = ""          # the visible name, uncut (the caller's ``label``)
+    href: str = ""           # its link ("" for none)
 
 
 @dataclass
@@ -61,6 +82,13 @@ class Edge:
     b: str
     predicates: list[str]    # user→entity: the distinct predicates of the facts naming the entity
     kind: str                # "fact" (user→entity) or "co-mention" (named by facts of one message)
+    state: str = "live"      # user→entity: "live", "future", "ended" (ended or replaced) or "deleted"
+    negated: bool = False    # user→entity: every fact that gives it its state is a negation
+
+    @property
+    def marks(self) -> list[str]:
+        """The words a line's label carries: "not", then "ended" / "future" / "deleted" (none when live)."""
+        return (["not"] if self.negated else []) + ([self.state] if self.state != "live" else [])
 
 
 @dataclass
@@ -78,28 +106,45 @@ class Graph:
     def capped(self) -> bool:
         return self.drawn < self.total
 
+    @property
+    def groups(self) -> list[tuple[str, list[tuple[Node, Edge]]]]:
+        """The drawn entities as a list: (heading, [(node, its user→entity edge)]) per type, in the
+        picture's type order, each group by name."""
+        edges = {e.b: e for e in self.edges if e.kind == "fact"}
+        out: dict[str, list[tuple[Node, Edge]]] = {}
+        for n in self.nodes[1:]:
+            out.setdefault(n.type, []).append((n, edges[n.key]))
+        return [(GROUP_NAMES.get(t, t.capitalize()), rows) for t, rows in out.items()]
+
 
 def build_graph(entities: list[Entity], facts: list[Fact], *, href: Callable[[Node], str],
                 label: Callable[[Node], str] = lambda n: n.name, selected: str | None = None,
-                width: int = 900, height: int = 600, most: int = MAX_ENTITIES, list_href: str = "") -> Graph:
+                width: int = 900, height: int = 600, most: int = MAX_ENTITIES, list_href: str = "",
+                at: datetime | None = None) -> Graph:
     """The graph of the entities ``facts`` name (the caller picks the facts: live ones, or history).
 
     ``href`` gives each node's link (an empty string: no link), ``label`` its visible text, and
     ``selected`` the key of a node to mark (its edges are highlighted). At most ``most`` entities are
     drawn, the most connected (the selected one always); when some are left out, a line above the graph
-    says how many, linking to ``list_href`` (the full entity list) if given.
+    says how many, linking to ``list_href`` (the full entity list) if given. Lines are marked as
+    negated, ended or future as of ``at`` (default: now).
     """
     width, height = max(int(width), 320), max(int(height), 240)
     most = max(int(most), 1)
+    at = datetime.now(timezone.utc) if at is None else at
     nodes, episodes, total = _nodes(entities, facts, most, selected)
-    edges = _edges(nodes, episodes)
-    labels = [_truncate(label(n)) for n in nodes]
-    legend, legend_h = _legend(_type_order({n.type for n in nodes[1:]}), width, height)
+    edges = _edges(nodes, episodes, at)
+    marks = {e.b: e.marks for e in edges if e.kind == "fact"}
+    for n in nodes:
+        n.label, n.href = label(n), href(n)
+    labels = [_truncate(n.label) + _suffix(marks.get(n.key, [])) for n in nodes]
+    used = [m for m in MARKS if any(m in ms for ms in marks.values())]
+    legend, legend_h = _legend(_type_order({n.type for n in nodes[1:]}), used, width, height)
     top = NOTE_ROW if len(nodes) - 1 < total else 0.0
     _layout(nodes, edges, labels, width, height - legend_h - top)
     for n in nodes:
         n.y += top
-    return Graph(_svg(nodes, edges, labels, legend, href, selected, width, height, total, list_href), nodes,
+    return Graph(_svg(nodes, edges, labels, legend, selected, width, height, total, list_href), nodes,
                  edges, total)
 
 
@@ -161,10 +206,28 @@ def _nodes(entities: list[Entity], facts: list[Fact], most: int = MAX_ENTITIES, 
                           named[e.entity_id]) for e in found], episodes, total
 
 
-def _edges(nodes: list[Node], episodes: dict[str, list[str]], most: int = MAX_CO_MENTIONS) -> list[Edge]:
-    """One user→entity edge each, then co-mention edges (deduplicated, in node order): at most ``most``,
-    the pairs named together in the most messages."""
-    edges = [Edge(USER, n.key, list(dict.fromkeys(f.predicate for f in n.facts)), "fact") for n in nodes[1:]]
+_EDGE_STATE = {"live": "live", "future": "future", "ended": "ended", "superseded": "ended", "deleted": "deleted"}
+
+
+def _standing(facts: list[Fact], at: datetime) -> tuple[str, bool]:
+    """A user→entity line's state as of ``at`` (the best of its facts': live, future, ended, deleted; a
+    replaced fact has ended) and whether every fact in that state is a negation."""
+    states = [_EDGE_STATE[f.state_at(at)] for f in facts]
+    state = next((s for s in ("live", "future", "ended", "deleted") if s in states), "live")
+    deciding = [f for f, s in zip(facts, states) if s == state]
+    return state, bool(deciding) and all(is_negated(f.predicate) for f in deciding)
+
+
+def _suffix(marks: list[str]) -> str:
+    return f" ({', '.join(marks)})" if marks else ""
+
+
+def _edges(nodes: list[Node], episodes: dict[str, list[str]], at: datetime,
+           most: int = MAX_CO_MENTIONS) -> list[Edge]:
+    """One user→entity edge each (its state as of ``at``), then co-mention edges (deduplicated, in node
+    order): at most ``most``, the pairs named together in the most messages."""
+    edges = [Edge(USER, n.key, list(dict.fromkeys(f.predicate for f in n.facts)), "fact", *_standing(n.facts, at))
+             for n in nodes[1:]]
     index = {n.key: i for i, n in enumerate(nodes)}
     pairs: dict[tuple[int, int], int] = {}
     for keys in episodes.values():
@@ -369,26 +432,28 @@ def _plural(n: int, one: str, many: str) -> str:
     return f"{n:,} {one if n == 1 else many}"
 
 
-def _legend(types: list[str], w: int, h: int) -> tuple[list[tuple[str, float, float]], float]:
-    """Legend items (type, x, y) in rows along the bottom, and the height they take from the layout."""
-    items: list[tuple[str, float, float]] = []
+def _legend(types: list[str], marks: list[str], w: int, h: int) -> tuple[list[tuple[str, str, float, float]], float]:
+    """Legend items (kind, key, x, y) in rows along the bottom: a swatch per type ("type"), then a sample
+    line per mark in use ("mark"); and the height they take from the layout."""
+    items: list[tuple[str, str, float, float]] = []
     x, row = MARGIN, 0
-    for t in types:
-        item_w = SWATCH + 4 + len(t) * CHAR_W + 14
+    entries = [("type", t, SWATCH + 4 + len(t) * CHAR_W + 14) for t in types]
+    entries += [("mark", m, SAMPLE_W + 4 + len(MARKS[m]) * CHAR_W + 14) for m in marks]
+    for kind, key, item_w in entries:
         if x + item_w > w - MARGIN and x > MARGIN:
             x, row = MARGIN, row + 1
-        items.append((t, x, float(row)))
+        items.append((kind, key, x, float(row)))
         x += item_w
     if not items:
         return [], 0.0
     height = (row + 1) * LEGEND_ROW + 4
-    return [(t, x, h - height + r * LEGEND_ROW) for t, x, r in items], height
+    return [(k, key, x, h - height + r * LEGEND_ROW) for k, key, x, r in items], height
 
 
-def _node_title(n: Node) -> str:
+def _node_title(n: Node, marks: Sequence[str] = ()) -> str:
     kind = "User" if n.type == "USER" else n.type.capitalize()
     said = list(dict.fromkeys(f"{f.predicate} {f.object}" for f in n.facts))
-    text = f"{n.name} ({kind})"
+    text = f"{n.name} ({', '.join([kind, *marks])})"
     if said:
         text += ": " + "; ".join(said[:TITLE_FACTS])
         if len(said) > TITLE_FACTS:
@@ -468,15 +533,84 @@ def _crowded(nodes: list[Node], places: list[tuple[float, float, str, Box]], sel
     return crowded
 
 
-def _svg(nodes: list[Node], edges: list[Edge], labels: list[str], legend: list[tuple[str, float, float]],
-         href: Callable[[Node], str], selected: str | None, w: int, h: int, total: int = 0,
-         list_href: str = "") -> Markup:
+def _cross(a: Node, b: Node) -> str:
+    """A small × halfway along the visible part of the line from ``a`` to ``b`` (between the circles)."""
+    d = max(math.dist((a.x, a.y), (b.x, b.y)), 1e-9)
+    ux, uy = (b.x - a.x) / d, (b.y - a.y) / d
+    mid = a.r + max(d - a.r - b.r, 0.0) / 2
+    x, y = a.x + ux * mid, a.y + uy * mid
+    c = CROSS
+    return (f'<path class="cross" d="M{_num(x - c)} {_num(y - c)}L{_num(x + c)} {_num(y + c)}'
+            f'M{_num(x - c)} {_num(y + c)}L{_num(x + c)} {_num(y - c)}"/>')
+
+
+def _strike(n: Node) -> str:
+    """A slash across a circle: the thing is named, but as what the user is not or does not."""
+    k = 0.75 * n.r
+    return f'<path class="strike" d="M{_num(n.x - k)} {_num(n.y + k)}L{_num(n.x + k)} {_num(n.y - k)}"/>'
+
+
+def _edge_classes(e: Edge, selected: str | None) -> str:
+    cls = f"edge edge-{e.kind}"
+    cls += " negated" if e.negated else ""
+    cls += f" state-{e.state}" if e.state != "live" else ""
+    return cls + (" highlight" if selected is not None and selected in (e.a, e.b) else "")
+
+
+def _legend_markup(legend: list[tuple[str, str, float, float]]) -> list[str]:
+    out = ['<g class="legend">']
+    for kind, key, x, y in legend:
+        if kind == "type":
+            out.append(f'<g class="legend-item"><rect class="swatch {_cls(key)}" x="{_num(x)}" y="{_num(y + 4)}" '
+                       f'width="{_num(SWATCH)}" height="{_num(SWATCH)}" rx="2"/>'
+                       f'<text class="legend-label" x="{_num(x + SWATCH + 4)}" y="{_num(y + 4 + SWATCH - 1)}">'
+                       f'{escape(key.capitalize())}</text></g>')
+            continue
+        mid = y + 4 + SWATCH / 2
+        cls = "edge edge-fact " + ("negated" if key == "not" else f"state-{key}")
+        sample = f'<path class="{cls} sample" d="M{_num(x)} {_num(mid)}H{_num(x + SAMPLE_W)}"/>'
+        if key == "not":
+            c = CROSS
+            cx = x + SAMPLE_W / 2
+            sample += (f'<path class="cross" d="M{_num(cx - c)} {_num(mid - c)}L{_num(cx + c)} {_num(mid + c)}'
+                       f'M{_num(cx - c)} {_num(mid + c)}L{_num(cx + c)} {_num(mid - c)}"/>')
+        out.append(f'<g class="legend-item legend-mark" data-mark="{key}">{sample}'
+                   f'<text class="legend-label" x="{_num(x + SAMPLE_W + 4)}" y="{_num(y + 4 + SWATCH - 1)}">'
+                   f'{escape(MARKS[key])}</text></g>')
+    out.append('</g>')
+    return out
+
+
+def _node_markup(n: Node, text: str, marks: list[str], place: tuple[float, float, str, Box], crowded: bool,
+                 selected: bool) -> str:
+    """A node: its link, circle (struck through when negated), label (the marks in a tspan) and title."""
+    cls = (f"node {_cls(n.type)}" + (" negated" if "not" in marks else "")
+           + "".join(f" state-{m}" for m in marks if m != "not") + (" selected" if selected else ""))
+    attr = f' href="{escape(n.href)}"' if n.href else ""
+    attr += f' class="{cls}" data-key="{escape(n.key)}" data-name="{escape(n.name)}" data-type="{escape(n.type)}"'
+    attr += f' data-marks="{" ".join(marks)}"' if marks else ""
+    lx, ly, anchor, _ = place
+    suffix = _suffix(marks)
+    name = text[:len(text) - len(suffix)] if suffix else text
+    mark = f'<tspan class="mark">{escape(suffix)}</tspan>' if suffix else ""
+    label = (f'<text x="{_num(lx)}" y="{_num(ly)}" text-anchor="{anchor}" '
+             f'class="{"label crowded" if crowded else "label"}">{escape(name)}{mark}</text>')
+    return (f'<a{attr}><circle cx="{_num(n.x)}" cy="{_num(n.y)}" r="{_num(n.r)}"/>'
+            + (_strike(n) if "not" in marks else "") + label + f'<title>{escape(_node_title(n, marks))}</title></a>')
+
+
+def _svg(nodes: list[Node], edges: list[Edge], labels: list[str], legend: list[tuple[str, str, float, float]],
+         selected: str | None, w: int, h: int, total: int = 0, list_href: str = "") -> Markup:
     by_key = {n.key: n for n in nodes}
+    marks = {e.b: e.marks for e in edges if e.kind == "fact"}
     drawn = len(nodes) - 1
     note = (f"Showing the {drawn:,} most connected of {total:,} entities"
             + (": see the full list" if list_href else "")) if drawn < total else ""
     shown = f"{drawn:,} of {_plural(total, 'entity', 'entities')}" if note else _plural(drawn, 'entity', 'entities')
-    desc = f"{shown}, {_plural(len(edges), 'connection', 'connections')}."
+    desc = f"{shown}, {_plural(len(edges), 'connection', 'connections')}"
+    counts = [(sum(m in ms for ms in marks.values()), m) for m in MARKS]
+    said = [f"{n} {'negated' if m == 'not' else m}" for n, m in counts if n]
+    desc += (" (" + ", ".join(said) + ")." if said else ".")
     out = [(f'<svg xmlns="http://www.w3.org/2000/svg" class="graph" role="img" '
             f'aria-labelledby="graph-title graph-desc" viewBox="0 0 {w} {h}" width="100%">'),
            '<title id="graph-title">Entity graph</title>',
@@ -490,35 +624,22 @@ def _svg(nodes: list[Node], edges: list[Edge], labels: list[str], legend: list[t
     out.append('<g class="edges">')
     for e in edges:
         a, b = by_key[e.a], by_key[e.b]
-        cls = f"edge edge-{e.kind}" + (" highlight" if selected is not None and selected in (e.a, e.b) else "")
         what = ", ".join(e.predicates) if e.kind == "fact" else "mentioned with"
-        out.append(f'<line class="{cls}" data-a="{escape(e.a)}" data-b="{escape(e.b)}" x1="{_num(a.x)}" '
-                   f'y1="{_num(a.y)}" x2="{_num(b.x)}" y2="{_num(b.y)}">'
-                   f'<title>{escape(a.name)} — {escape(what)} — {escape(b.name)}</title></line>')
+        out.append(f'<line class="{_edge_classes(e, selected)}" data-a="{escape(e.a)}" data-b="{escape(e.b)}" '
+                   f'x1="{_num(a.x)}" y1="{_num(a.y)}" x2="{_num(b.x)}" y2="{_num(b.y)}">'
+                   f'<title>{escape(f"{a.name} — {what} — {b.name}{_suffix(e.marks)}")}</title></line>')
+        if e.negated:
+            out.append(_cross(a, b))
     out.append('</g><g class="nodes">')
     places = [_label_place(n, text, nodes[0].x) for n, text in zip(nodes, labels)]
     crowded = _crowded(nodes, places, selected)
     for i, (n, text) in enumerate(zip(nodes, labels)):
-        cls = f"node {_cls(n.type)}" + (" selected" if n.key == selected else "")
-        link = href(n)
-        attr = f' href="{escape(link)}"' if link else ""
-        lx, ly, anchor, _ = places[i]
-        label_cls = "label crowded" if i in crowded else "label"
-        out.append(f'<a{attr} class="{cls}" data-key="{escape(n.key)}" data-name="{escape(n.name)}" '
-                   f'data-type="{escape(n.type)}"><circle cx="{_num(n.x)}" cy="{_num(n.y)}" r="{_num(n.r)}"/>'
-                   f'<text x="{_num(lx)}" y="{_num(ly)}" text-anchor="{anchor}" class="{label_cls}">{escape(text)}</text>'
-                   f'<title>{escape(_node_title(n))}</title></a>')
+        out.append(_node_markup(n, text, marks.get(n.key, []), places[i], i in crowded, n.key == selected))
     out.append('</g>')
     if len(nodes) == 1:
         out.append(f'<text class="empty" x="{_num(nodes[0].x)}" y="{_num(nodes[0].y + nodes[0].r + FONT * 3)}" '
                    f'text-anchor="middle">No entities yet</text>')
     if legend:
-        out.append('<g class="legend">')
-        for t, x, y in legend:
-            out.append(f'<g class="legend-item"><rect class="swatch {_cls(t)}" x="{_num(x)}" y="{_num(y + 4)}" '
-                       f'width="{_num(SWATCH)}" height="{_num(SWATCH)}" rx="2"/>'
-                       f'<text class="legend-label" x="{_num(x + SWATCH + 4)}" y="{_num(y + 4 + SWATCH - 1)}">'
-                       f'{escape(t.capitalize())}</text></g>')
-        out.append('</g>')
+        out += _legend_markup(legend)
     out.append('</svg>')
     return Markup("".join(out))

@@ -5,6 +5,11 @@ styles, so the chart is plain SVG markup: geometry in attributes, colours left t
 through classes, every text escaped. Each fact is a bar from ``valid_at`` to where it stopped
 holding; a change of value ("lives in berlin" then "lives in lisbon") reads as one row whose bars
 touch, because both ends come from the same time-to-x mapping. Events are points, not spans.
+
+A negation ("does not eat · fish") is drawn as a pale bar with a red border whose label reads "not
+fish"; a fact that has ended (its ``valid_until`` passed: a habit given up) has an end cap and the word
+"ended" after it. ``Timeline.split`` gives the same facts as a vertical list around the as-of time, for
+screens too narrow for the chart.
 """
 from __future__ import annotations
 
@@ -16,6 +21,7 @@ from datetime import datetime, timedelta, timezone
 from markupsafe import Markup, escape
 
 from ...model import Fact
+from ...predicates import is_negated
 from ...timeutil import to_utc
 
 GUTTER = 160.0      # lane labels live left of the plot
@@ -43,6 +49,13 @@ class Bar:
     x: float
     width: float             # pixel geometry inside the SVG's user units
     event: bool              # kind == "event": drawn as a point marker at start, not a bar
+    state: str = "live"      # the fact's state now: live, future, ended or superseded
+    negated: bool = False    # its predicate says the user is not / does not (kenning.predicates.is_negated)
+
+    @property
+    def marks(self) -> list[str]:
+        """The words that mark it beside its value: "not", then its state unless live (an event: only "not")."""
+        return (["not"] if self.negated else []) + ([self.state] if self.state != "live" and not self.event else [])
 
 
 @dataclass
@@ -52,6 +65,13 @@ class Timeline:
     lanes: list[str]         # the label of each lane, top to bottom ("" for a predicate's extra lanes)
     start: datetime
     end: datetime            # the axis range
+    cursor: datetime | None = None   # the as-of time the chart's line marks
+
+    def split(self) -> tuple[list[Bar], list[Bar]]:
+        """The facts in time order, parted at the as-of time: what began by then, and what begins after."""
+        ordered = sorted(self.bars, key=lambda b: (b.start, b.lane, b.fact.fact_id))
+        at = self.cursor or self.end
+        return [b for b in ordered if b.start <= at], [b for b in ordered if b.start > at]
 
 
 def build_timeline(facts: list[Fact], *, now: datetime, cursor: datetime | None = None,
@@ -79,6 +99,7 @@ def build_timeline(facts: list[Fact], *, now: datetime, cursor: datetime | None 
     pad = (hi - lo) * 0.03 if hi > lo else timedelta(days=15)
     lo, hi = _shift(lo, -pad), _shift(hi, pad)
     right = float(width) - RIGHT_PAD
+    hi = _room_for_open(spans, label, lo, hi, right - GUTTER)
     total = (hi - lo).total_seconds()
 
     def x_of(t: datetime) -> float:
@@ -86,22 +107,41 @@ def build_timeline(facts: list[Fact], *, now: datetime, cursor: datetime | None 
         return round(GUTTER + (t - lo).total_seconds() / total * (right - GUTTER), 2)
 
     bars, lanes = _lay_out(spans, x_of, right)
+    for b in bars:
+        b.state, b.negated = b.fact.state_at(now), is_negated(b.fact.predicate)
     height = HEADER + LANE_H * len(lanes) + 6.0
     body = [_lane_rows(lanes, width), _axis(lo, hi, x_of, width, height)]
-    nxt, prev = {}, None      # an event's label may run up to the next marker in its lane
+    nxt, prev = {}, None      # a label after a mark or a bar's end may run up to the next one in its lane
     for b in bars:            # bars are sorted by lane, then start (so by x within a lane)
-        if b.event and prev is not None and prev.lane == b.lane:
+        if prev is not None and prev.lane == b.lane:
             nxt[id(prev)] = b.x
-        prev = b if b.event else None
+        prev = b
     body += [_draw_bar(b, nxt.get(id(b)), now, href, label, right) for b in bars]
     body.append(_cursor(cursor, now, x_of, width, height))
     n = len(shown)
+    marked = [(sum(b.negated for b in bars), "negated"),
+              (sum(b.state == "ended" and not b.event for b in bars), "ended")]
+    said = ", ".join(f"{k} {word}" for k, word in marked if k)
     desc = (f"{n} fact{'s' if n != 1 else ''} over {_date(data_lo)} – {_date(data_hi)}, "
-            f"in {len(lanes)} row{'s' if len(lanes) != 1 else ''}; as of {_date(cursor)}.")
-    return Timeline(svg=_root(width, height, desc, body), bars=bars, lanes=lanes, start=lo, end=hi)
+            f"in {len(lanes)} row{'s' if len(lanes) != 1 else ''}{f' ({said})' if said else ''}; "
+            f"as of {_date(cursor)}.")
+    return Timeline(svg=_root(width, height, desc, body), bars=bars, lanes=lanes, start=lo, end=hi, cursor=cursor)
 
 
 # -- spans and lanes -----------------------------------------------------------------------------------
+
+def _room_for_open(spans, label, lo: datetime, hi: datetime, plot_w: float) -> datetime:
+    """The axis's end, moved right just enough that the open bar starting last (a plan's future value:
+    "lives in · portland" from next year) is wide enough for its name, not a sliver of padding."""
+    opens = [(s, f) for f, s, e in spans if e is None]
+    if not opens or hi <= lo:
+        return hi
+    start, f = max(opens, key=lambda o: o[0])
+    r = min((len(str(label(f))) + (4 if is_negated(f.predicate) else 0)) * CHAR_W + 12, plot_w / 4) / plot_w
+    if start <= lo or (hi - start) >= (hi - lo) * r:
+        return hi
+    return max(hi, _shift(start, (start - lo) * (r / (1 - r))))
+
 
 def _end(f: Fact, by_id: dict[str, Fact]) -> datetime | None:
     """Where a fact stopped holding: its own end, else where its replacement began, else open."""
@@ -277,7 +317,7 @@ def _ticks(lo: datetime, hi: datetime, plot_w: float) -> list[tuple[datetime, st
         make, steps, unit = day_ticks, (1, 2, 3, 7, 14), 1.0
     elif days < 120:
         make, steps, unit = week_ticks, (1, 2, 4, 8), 7.0
-    elif days < 730:
+    elif days < 1000:     # up to about two and a half years: months say more than three year marks
         make, steps, unit = month_ticks, (1, 2, 3, 6, 12), 30.4
     else:
         make, steps, unit = year_ticks, (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000), 365.25
@@ -308,39 +348,54 @@ def _axis(lo, hi, x_of, width: int, height: float) -> str:
 def _draw_bar(b: Bar, next_x: float | None, now: datetime, href, label, right: float) -> str:
     f = b.fact
     name = str(label(f))
+    shown = f"not {name}" if b.negated else name
     top = _lane_top(b.lane)
     future = b.start > now
     known = f.start_known   # a start nobody said: drawn from the axis's edge, never given a date
     data = [("data-fact-id", f.fact_id), ("data-predicate", f.predicate), ("data-object", f.object),
             ("data-start", _iso(b.start) if known else ""), ("data-end", _iso(b.end))]
+    negated = ["negated"] if b.negated else []
     if b.event:
         cy = top + LANE_H / 2
         x, r = b.x, MARK_R
         d = (f"M{_num(x)} {_num(cy - r)}L{_num(x + r)} {_num(cy)}L{_num(x)} {_num(cy + r)}"
              f"L{_num(x - r)} {_num(cy)}Z")
         tip = _el("title", [], escape(f"{f.predicate}: {name} ({_date(b.start)})"))
-        shape = _el("path", [("class", "event " + _kind_class(f.kind) + (" future" if future else ""))]
-                    + data + [("d", d)], tip)
+        shape = _el("path", [("class", " ".join(["event", _kind_class(f.kind)] + (["future"] if future else [])
+                                                + negated))] + data + [("d", d)], tip)
         # A label fits up to the next marker in the same lane, or the plot's edge.
         room = (next_x - r - 4 if next_x is not None else right) - (x + r + 3)
-        text = _fit(name, room)
+        text = _fit(shown, room)
         if text:
             shape += _el("text", [("class", "event-label"), ("x", x + r + 3), ("y", cy + 4)], str(escape(text)))
         return _el("a", [("href", href(f))], shape)
+    ended = b.state == "ended"
     classes = ["bar", _kind_class(f.kind)]
     classes += ["future"] if future else []
     classes += ["open"] if b.end is None else []
     classes += ["superseded"] if f.superseded_by and f.invalid_at is not None else []   # replaced, not merely ending
+    classes += ["ended"] if ended else []
+    classes += negated
     classes += [] if known else ["unknown-start"]
+    until = _date(b.end) if b.end is not None else "open"
     tip = _el("title", [], escape(f"{f.predicate}: {name} ({_date(b.start) if known else 'since an unknown date'} – "
-                                   f"{_date(b.end) if b.end is not None else 'open'})"))
+                                   f"{until}{', ended' if ended else ''})"))
     shape = _el("rect", [("class", " ".join(classes))] + data
                 + [("x", b.x), ("y", top + (LANE_H - BAR_H) / 2), ("width", b.width), ("height", BAR_H),
                    ("rx", "3")], tip)
-    text = _fit(name, b.width - 8)
+    end_x = b.x + b.width
+    # "ended" goes after the bar where the lane has room before its next bar, else inside after the value
+    after = ended and (next_x if next_x is not None else right) - end_x - 4 >= len("ended") * CHAR_W
+    inside = f"{shown} (ended)" if ended and not after and len(shown) + 8 <= (b.width - 8) // CHAR_W else shown
+    text = _fit(inside, b.width - 8)
     if text:
         shape += _el("text", [("class", "bar-label"), ("x", b.x + 4), ("y", top + LANE_H / 2 + 4)],
                      str(escape(text)))
+    if ended:
+        shape += _el("line", [("class", "end-cap"), ("x1", end_x), ("x2", end_x), ("y1", top + 2.0),
+                              ("y2", top + LANE_H - 2.0)])
+        if after:
+            shape += _el("text", [("class", "end-label"), ("x", end_x + 4), ("y", top + LANE_H / 2 + 4)], "ended")
     return _el("a", [("href", href(f))], shape)
 
 
