@@ -429,6 +429,18 @@ class ListExtractor(Extractor):
         return [c.model_copy(deep=True) for c in self.candidates]
 
 
+def test_a_place_that_is_only_a_time_is_refused(local_embedder, new_memory):
+    """A recognizer that reads "we moved in saturday" as a place must not store "lives in · saturday"."""
+    cands = [Candidate(predicate="lives in", object=when, object_is_entity=True, entity_type="PLACE")
+             for when in ("saturday", "January", "last week", "the 14th")]
+    cands.append(Candidate(predicate="lives in", object="Porto Alegre", object_is_entity=True, entity_type="PLACE"))
+    with new_memory(extractor=ListExtractor(cands)) as mem:
+        r = mem.add("anything", "sam", at=at(0))
+        assert (r.candidates_stored, r.candidates_rejected) == (1, 4)
+        assert all("is a time, not a place" in why for why in r.rejections)
+        assert [f.object for f in live(mem, "sam")] == ["porto alegre"]
+
+
 def test_candidates_are_normalised_and_enforced(local_embedder, new_memory):
     cands = [
         Candidate(subject="Paris", predicate="is", object="a capital"),

@@ -23,6 +23,7 @@ from .config import Settings
 from .embed.base import Embedder
 from .errors import (Conflict, DuplicateFact, EmptyText, ExtractionError, InputError, InvalidTime, QuotaExceeded,
                      TextTooLarge)
+from .extract import dates
 from .extract.base import Candidate, Extractor
 from .model import (ENTITY_TYPES, FACT_KINDS, MAX_OBJECT_CHARS, UNKNOWN_START, AddResult, Entity, Episode, Fact,
                     Scope)
@@ -362,6 +363,9 @@ class WritePipeline:
             etype = (c.entity_type or "THING").upper() if c.object_is_entity else None
             if etype is not None and etype not in ENTITY_TYPES:
                 etype = "THING"
+            if etype == "PLACE" and dates.only_time(obj):
+                rejected.append(f"object of {predicate!r} is a time, not a place: {obj!r}")
+                continue
             c.kind = c.kind if c.kind in FACT_KINDS else "attribute"
             c.confidence = min(1.0, max(0.0, float(c.confidence)))
             c.text = (c.text or f"user {predicate} {obj}").strip()

@@ -5,7 +5,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from kenning.extract.dates import find
+from kenning.extract.dates import find, only_time
 
 AT = datetime(2026, 7, 10, 9, 30, tzinfo=timezone.utc)  # a Friday
 
@@ -136,3 +136,10 @@ def test_this_week_is_the_message_time():
                                                  ("next summer", "future", d(2027, 6, 1))])
 def test_seasons_resolve(phrase, tense, when):
     assert find(f"I left {phrase}.", AT, tense).when == when
+
+
+@pytest.mark.parametrize("text, only", [("saturday", True), ("January", True), ("last week", True), ("the 14th", True),
+                                        ("14 March 2024", True), ("Lisbon", False), ("Sunday market", False),
+                                        ("Porto Alegre", False), ("", False)])
+def test_only_time_tells_a_time_from_a_name(text, only):
+    assert only_time(text) is only

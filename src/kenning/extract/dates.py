@@ -71,6 +71,22 @@ class DatePhrase:
     kind: str = ""   # which pattern found it ("since_year", "for_n", "ago", …)
 
 
+_DAY_WORDS = frozenset("today tonight tomorrow yesterday weekend morning evening night week month year".split())
+
+
+def only_time(text: str) -> bool:
+    """Whether ``text`` says nothing but when: "saturday", "january", "last week", "the 14th" (a
+    recognizer that took "moved in saturday" for a place gives such an object)."""
+    words = re.findall(r"[a-z0-9]+", text.lower())
+    rest = [w for w in words if w not in ("the", "this", "last", "next", "on", "in", "of", "every")]
+    if not rest:
+        return False
+    plain = all(w in MONTHS or w in WEEKDAYS or w.rstrip("s") in WEEKDAYS or w in _DAY_WORDS
+                or re.fullmatch(r"\d{1,4}(?:st|nd|rd|th)?", w) for w in rest)
+    return plain or (len(words) > 1 and (found := find(text, datetime(2000, 1, 1))) is not None
+                     and found.start == 0 and found.end >= len(text.strip()))
+
+
 def find(sentence: str, at: datetime, tense: str = "present") -> DatePhrase | None:
     """The first date phrase in ``sentence``; ``tense`` picks the year of a bare month."""
     for name, rx in _COMPILED:
