@@ -4,7 +4,7 @@
  * are ISO 8601 strings, field names are the API's (snake_case), as every other client of the API sees them.
  */
 import type { components } from "./openapi.js";
-import { type CallOptions, type ClientOptions, Http, type Query } from "./http.js";
+import { type CallOptions, type ClientOptions, Http, type Query, sleep } from "./http.js";
 import { InputError, MemoryToolError, TimeoutError } from "./errors.js";
 
 type Schemas = components["schemas"];
@@ -14,6 +14,8 @@ export type MemoryStatus = Schemas["MemoryStatus"];
 export type RecallResult = Schemas["RecallResult"];
 export type RecallItem = Schemas["RecallItem"];
 export type Fact = Schemas["Fact"];
+/** Where a fact stands as of the listing's `asOf`, the recall's time, or now. */
+export type FactState = Fact["state"];
 export type FactPage = Schemas["FactPage"];
 export type Entity = Schemas["Entity"];
 export type Job = Schemas["Job"];
@@ -29,9 +31,9 @@ export type CoreFileVersion = Schemas["CoreFileVersion"];
 export type Document = Schemas["Document"];
 export type Health = Schemas["Health"];
 
-/** A time: an ISO 8601 string or a Date. */
+/** A time: an ISO 8601 string (`2026-07-01T10:00:00Z`), a date (`2026-07-01`: midnight UTC), or a Date. */
 export type Time = string | Date;
-/** A memory_20250818 tool call's input, as Claude sends it. */
+/** A memory_20250818 tool call's input, as Claude sends it (exactly `@ai-sdk/anthropic`'s type for it). */
 export type MemoryCommand =
   | { command: "view"; path: string; view_range?: [number, number] }
   | { command: "create"; path: string; file_text: string }
@@ -41,18 +43,10 @@ export type MemoryCommand =
   | { command: "rename"; old_path: string; new_path: string };
 
 export type Role = "user" | "assistant" | "system" | "tool";
-export type Namespaced = CallOptions & { namespace?: string };
+export type Namespaced = CallOptions & { namespace?: string | undefined };
 
 const q = encodeURIComponent;   // an empty, "." or ".." segment, or an encoded "/", is refused by HttpClient.send
 const iso = (t: Time | undefined) => (t instanceof Date ? t.toISOString() : t);
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => { signal?.removeEventListener("abort", stop); resolve(); }, ms);
-    const stop = () => { clearTimeout(timer); reject(signal!.reason); };
-    signal?.addEventListener("abort", stop, { once: true });
-  });
-}
 function call(options: CallOptions | undefined): CallOptions {
   const { signal, timeoutMs, environment } = options ?? {};
   return { signal, timeoutMs, environment };
@@ -83,16 +77,18 @@ export class Memory {
   }
 
   /** Mine one message now: facts extracted, deduplicated, superseded; the receipt says what happened. */
-  add(input: { text: string; dataset: string; at?: Time; clientRef?: string; role?: Role; chat?: string;
-    messageId?: string; temporary?: boolean } & CallOptions): Promise<AddResult> {
+  add(input: { text: string; dataset: string; at?: Time | undefined; clientRef?: string | undefined;
+    role?: Role | undefined; chat?: string | undefined; messageId?: string | undefined; temporary?: boolean | undefined }
+    & CallOptions): Promise<AddResult> {
     return this.http.send({ method: "POST", path: "/v1/memory/add", json: typed<"AddBody">({
       text: input.text, dataset: input.dataset, at: iso(input.at), client_ref: input.clientRef, role: input.role,
       chat: input.chat, message_id: input.messageId, temporary: input.temporary }) }, call(input));
   }
 
   /** Queue a turn and return at once (`status: "processing"`); a worker mines it. */
-  addTurn(input: { dataset: string; role: Role; content: string; thread?: string; clientRef?: string; at?: Time;
-    chat?: string; temporary?: boolean; messageId?: string } & CallOptions): Promise<Receipt> {
+  addTurn(input: { dataset: string; role: Role; content: string; thread?: string | undefined;
+    clientRef?: string | undefined; at?: Time | undefined; chat?: string | undefined; temporary?: boolean | undefined;
+    messageId?: string | undefined } & CallOptions): Promise<Receipt> {
     return this.http.send({ method: "POST", path: "/v1/memory/add_turn", json: typed<"AddTurnBody">({
       dataset: input.dataset, role: input.role, content: input.content, thread: input.thread,
       client_ref: input.clientRef, at: iso(input.at), chat: input.chat, temporary: input.temporary,
@@ -110,7 +106,7 @@ export class Memory {
   }
 
   /** Wait until no queued turn is left (polls `GET /v1/jobs/open`): for scripts and tests. */
-  async flush(options: CallOptions & { pollMs?: number } = {}): Promise<void> {
+  async flush(options: CallOptions & { pollMs?: number | undefined } = {}): Promise<void> {
     const deadline = options.timeoutMs === undefined ? Infinity : Date.now() + options.timeoutMs;
     for (;;) {
       const open = await this.http.send<{ count: number }>({ method: "GET", path: "/v1/jobs/open" },
@@ -122,23 +118,25 @@ export class Memory {
   }
 
   /** What is remembered that bears on `query`: ranked facts, notes, messages and a context block. */
-  recall(input: { query: string; dataset: string; limit?: number; budget?: number; asOf?: Time } & CallOptions): Promise<RecallResult> {
+  recall(input: { query: string; dataset: string; limit?: number | undefined; budget?: number | undefined;
+    asOf?: Time | undefined } & CallOptions): Promise<RecallResult> {
     return this.http.send({ method: "POST", path: "/v1/recall", json: typed<"RecallBody">({
       query: input.query, dataset: input.dataset, limit: input.limit, budget: input.budget, as_of: iso(input.asOf) }) },
     call(input));
   }
 
   /** Facts live now, live `asOf` a time, or the whole history (`includeInvalidated`). */
-  listFacts(dataset: string, options: { q?: string; limit?: number; offset?: number; includeInvalidated?: boolean;
-    asOf?: Time; entity?: string; kind?: string; entityType?: string; messageId?: string;
-    order?: "time" | "anchor" | "slot" } & CallOptions = {}): Promise<FactPage> {
+  listFacts(dataset: string, options: { q?: string | undefined; limit?: number | undefined;
+    offset?: number | undefined; includeInvalidated?: boolean | undefined; asOf?: Time | undefined;
+    entity?: string | undefined; kind?: string | undefined; entityType?: string | undefined;
+    messageId?: string | undefined; order?: "time" | "anchor" | "slot" | undefined } & CallOptions = {}): Promise<FactPage> {
     const query: Query = { q: options.q, limit: options.limit, offset: options.offset,
       include_invalidated: options.includeInvalidated, as_of: iso(options.asOf), entity: options.entity,
       kind: options.kind, entity_type: options.entityType, message_id: options.messageId, order: options.order };
     return this.http.send({ method: "GET", path: `/v1/datasets/${q(dataset)}/facts`, query }, call(options));
   }
 
-  listEntities(dataset: string, options: { type?: string } & CallOptions = {}): Promise<Entity[]> {
+  listEntities(dataset: string, options: { type?: string | undefined } & CallOptions = {}): Promise<Entity[]> {
     return this.http.send({ method: "GET", path: `/v1/datasets/${q(dataset)}/entities`, query: { type: options.type } },
       call(options));
   }
@@ -160,14 +158,15 @@ export class Memory {
       json: typed<"RetryBody">({ dataset: dataset ?? null }) }, call(options))).count;
   }
 
-  jobs(options: { dataset?: string; status?: "queued" | "distilling" | "done" | "failed"; limit?: number;
-    offset?: number } & CallOptions = {}): Promise<Job[]> {
+  jobs(options: { dataset?: string | undefined; status?: "queued" | "distilling" | "done" | "failed" | undefined;
+    limit?: number | undefined; offset?: number | undefined } & CallOptions = {}): Promise<Job[]> {
     return this.http.send({ method: "GET", path: "/v1/jobs", query: { dataset: options.dataset, status: options.status,
       limit: options.limit, offset: options.offset } }, call(options));
   }
 
   /** The end users holding anything, with their counts (`q`: part of the name). */
-  datasets(options: { q?: string; limit?: number; offset?: number } & CallOptions = {}): Promise<DatasetPage> {
+  datasets(options: { q?: string | undefined; limit?: number | undefined;
+    offset?: number | undefined } & CallOptions = {}): Promise<DatasetPage> {
     return this.http.send({ method: "GET", path: "/v1/datasets", query: { q: options.q, limit: options.limit,
       offset: options.offset } }, call(options));
   }
@@ -176,7 +175,8 @@ export class Memory {
   /** Mine the dataset's kept user messages again, in the order said: after an extraction failed, or with another
    * extractor. Default: those no fact cites; `messageIds` for some, `allMessages` for every one; at most `limit`
    * (100) per call from `offset`. The service's call. */
-  remine(dataset: string, options: { messageIds?: string[]; allMessages?: boolean; limit?: number; offset?: number }
+  remine(dataset: string, options: { messageIds?: string[] | undefined; allMessages?: boolean | undefined;
+    limit?: number | undefined; offset?: number | undefined }
     & CallOptions = {}): Promise<AddResult[]> {
     return this.http.send({ method: "POST", path: `/v1/datasets/${q(dataset)}/remine`,
       json: typed<"RemineBody">({ message_ids: options.messageIds ?? null, all_messages: options.allMessages ?? false,
@@ -193,13 +193,14 @@ export class Memory {
   }
 
   /** Every record as JSON lines (`for await (const line of memory.export())`), for `import` elsewhere. */
-  export(options: { dataset?: string; includeVectors?: boolean } & CallOptions = {}): Promise<AsyncIterable<string>> {
+  export(options: { dataset?: string | undefined;
+    includeVectors?: boolean | undefined } & CallOptions = {}): Promise<AsyncIterable<string>> {
     return this.http.send({ method: "GET", path: "/v1/export", read: "lines",
       query: { dataset: options.dataset, include_vectors: options.includeVectors } }, call(options));
   }
 
   /** Load an export (its text, its lines, or an async stream of them) into the key's project; the rows imported, by kind. */
-  async import(lines: string | Iterable<string> | AsyncIterable<string>, options: { embed?: boolean } & CallOptions = {}): Promise<Record<string, number>> {
+  async import(lines: string | Iterable<string> | AsyncIterable<string>, options: { embed?: boolean | undefined } & CallOptions = {}): Promise<Record<string, number>> {
     let text = "";
     if (typeof lines === "string") text = lines.endsWith("\n") ? lines : `${lines}\n`;
     else for await (const line of lines) text += line.endsWith("\n") ? line : `${line}\n`;
@@ -208,7 +209,8 @@ export class Memory {
   }
 
   /** A client acting as one end user: mints a user token (bound to `dataset`) with this client's service key. */
-  async asUser(dataset: string, options: { role?: "member" | "admin" | "owner"; expiresIn?: number } & CallOptions = {}): Promise<Memory> {
+  async asUser(dataset: string, options: { role?: "member" | "admin" | "owner" | undefined;
+    expiresIn?: number | undefined } & CallOptions = {}): Promise<Memory> {
     const minted = await this.http.send<{ token: string }>({ method: "POST", path: "/v1/tokens",
       json: typed<"TokenBody">({ dataset, role: options.role ?? "member", expires_in: options.expiresIn }) }, call(options));
     return new Memory(this.url, { ...this.http.options, apiKey: minted.token });
@@ -228,8 +230,9 @@ class Part {
 
 export class Messages extends Part {
   /** Keep a message searchable without mining it; null for a temporary chat. */
-  index(dataset: string, content: string, options: { role?: Role; chat?: string; messageId?: string; at?: Time;
-    temporary?: boolean } & CallOptions = {}): Promise<Episode | null> {
+  index(dataset: string, content: string, options: { role?: Role | undefined; chat?: string | undefined;
+    messageId?: string | undefined; at?: Time | undefined; temporary?: boolean | undefined } & CallOptions = {}):
+    Promise<Episode | null> {
     return this.http.send({ method: "POST", path: `/v1/datasets/${q(dataset)}/messages`, json: typed<"MessageBody">({ content,
       role: options.role, chat: options.chat, message_id: options.messageId, at: iso(options.at),
       temporary: options.temporary }) }, call(options));
@@ -240,18 +243,21 @@ export class Messages extends Part {
   }
 
   /** The dataset's conversations, latest first, with their counts (`chat: null`: the messages of no chat). */
-  chats(dataset: string, options: { limit?: number; offset?: number } & CallOptions = {}): Promise<ChatPage> {
+  chats(dataset: string, options: { limit?: number | undefined;
+    offset?: number | undefined } & CallOptions = {}): Promise<ChatPage> {
     return this.http.send({ method: "GET", path: `/v1/datasets/${q(dataset)}/chats`,
       query: { limit: options.limit, offset: options.offset } }, call(options));
   }
 
   /** One conversation oldest first (`chat` null: the messages of no chat). */
-  thread(dataset: string, chat: string | null, options: { limit?: number; offset?: number } & CallOptions = {}): Promise<MessagePage> {
+  thread(dataset: string, chat: string | null, options: { limit?: number | undefined;
+    offset?: number | undefined } & CallOptions = {}): Promise<MessagePage> {
     return this.http.send({ method: "GET", path: `/v1/datasets/${q(dataset)}/thread`,
       query: { chat: chat ?? undefined, limit: options.limit, offset: options.offset } }, call(options));
   }
 
-  search(dataset: string, query: string, options: { excludeChat?: string; limit?: number } & CallOptions = {}): Promise<MessageHit[]> {
+  search(dataset: string, query: string, options: { excludeChat?: string | undefined;
+    limit?: number | undefined } & CallOptions = {}): Promise<MessageHit[]> {
     return this.http.send({ method: "GET", path: `/v1/datasets/${q(dataset)}/messages/search`,
       query: { q: query, exclude_chat: options.excludeChat, limit: options.limit } }, call(options));
   }
@@ -265,24 +271,26 @@ export class Notes extends Part {
   }
 
   /** Save many, skipping near-duplicates of kept notes. */
-  saveExtracted(dataset: string, texts: string[], options: Namespaced & { dedupeThreshold?: number } = {}): Promise<Note[]> {
+  saveExtracted(dataset: string, texts: string[], options: Namespaced & { dedupeThreshold?: number | undefined } = {}): Promise<Note[]> {
     return this.http.send({ method: "POST", path: `/v1/datasets/${q(dataset)}/notes/extracted`,
       json: typed<"NotesBody">({ texts, namespace: options.namespace ?? "user", dedupe_threshold: options.dedupeThreshold }) }, call(options));
   }
 
-  search(dataset: string, query: string, options: { limit?: number; namespace?: string | string[] } & CallOptions = {}): Promise<NoteHit[]> {
+  search(dataset: string, query: string, options: { limit?: number | undefined;
+    namespace?: string | string[] | undefined } & CallOptions = {}): Promise<NoteHit[]> {
     return this.http.send({ method: "GET", path: `/v1/datasets/${q(dataset)}/notes/search`,
       query: { q: query, limit: options.limit, namespace: options.namespace } }, call(options));
   }
 
-  list(dataset: string, options: { namespace?: string; includeForgotten?: boolean; limit?: number; offset?: number } & CallOptions = {}): Promise<Note[]> {
+  list(dataset: string, options: { namespace?: string | undefined; includeForgotten?: boolean | undefined;
+    limit?: number | undefined; offset?: number | undefined } & CallOptions = {}): Promise<Note[]> {
     return this.http.send({ method: "GET", path: `/v1/datasets/${q(dataset)}/notes`, query: {
       namespace: options.namespace, include_forgotten: options.includeForgotten, limit: options.limit,
       offset: options.offset } }, call(options));
   }
 
   /** Forget a note (it leaves search; kept, marked forgotten), optionally pointing to the note replacing it. */
-  forget(dataset: string, noteId: string, options: { supersededBy?: string } & CallOptions = {}): Promise<void> {
+  forget(dataset: string, noteId: string, options: { supersededBy?: string | undefined } & CallOptions = {}): Promise<void> {
     return this.http.send({ method: "POST", path: `/v1/datasets/${q(dataset)}/notes/${q(noteId)}/forget`,
       json: typed<"ForgetBody">({ superseded_by: options.supersededBy ?? null }), read: "none" }, call(options));
   }
@@ -313,19 +321,20 @@ export class Core extends Part {
   }
 
   /** The kept versions, oldest first unless `newestFirst`. */
-  history(dataset: string, path: string, options: Namespaced & { limit?: number; offset?: number; newestFirst?: boolean } = {}): Promise<CoreFileVersion[]> {
+  history(dataset: string, path: string, options: Namespaced & { limit?: number | undefined;
+    offset?: number | undefined; newestFirst?: boolean | undefined } = {}): Promise<CoreFileVersion[]> {
     return this.http.send({ method: "GET", path: `/v1/datasets/${q(dataset)}/core/history`, query: {
       path, namespace: options.namespace ?? "user", limit: options.limit, offset: options.offset || undefined,
       newest_first: options.newestFirst || undefined } }, call(options));
   }
 
   /** Create or overwrite; with `expectedVersion`, only if the file is still at it (0: must not exist), else MemoryConflict. */
-  write(dataset: string, path: string, text: string, options: Namespaced & { expectedVersion?: number } = {}): Promise<CoreFile> {
+  write(dataset: string, path: string, text: string, options: Namespaced & { expectedVersion?: number | undefined } = {}): Promise<CoreFile> {
     return this.http.send({ method: "PUT", path: `/v1/datasets/${q(dataset)}/core/file`, json: typed<"CoreWriteBody">({ path, text,
       expected_version: options.expectedVersion ?? null, namespace: options.namespace ?? "user" }) }, call(options));
   }
 
-  strReplace(dataset: string, path: string, old: string, replacement = "", options: Namespaced & { expectedVersion?: number } = {}): Promise<CoreFile> {
+  strReplace(dataset: string, path: string, old: string, replacement = "", options: Namespaced & { expectedVersion?: number | undefined } = {}): Promise<CoreFile> {
     return this.http.send({ method: "POST", path: `/v1/datasets/${q(dataset)}/core/str_replace`, json: typed<"ReplaceBody">({ path, old,
       new: replacement, expected_version: options.expectedVersion ?? null, namespace: options.namespace ?? "user" }) },
     call(options));
@@ -347,7 +356,8 @@ export class Core extends Part {
   }
 
   /** The core files as one block for the system prompt (the user's and the organization's by default). */
-  async render(dataset: string, options: { namespaces?: string[]; maxRender?: number } & CallOptions = {}): Promise<string> {
+  async render(dataset: string, options: { namespaces?: string[] | undefined;
+    maxRender?: number | undefined } & CallOptions = {}): Promise<string> {
     return (await this.http.send<{ text: string }>({ method: "GET", path: `/v1/datasets/${q(dataset)}/core/render`,
       query: { namespaces: options.namespaces?.length ? options.namespaces : undefined, max_render: options.maxRender } },
     call(options))).text;
@@ -362,12 +372,13 @@ export class Documents extends Part {
   }
 
   /** `expectedVersion` undefined: the document must not exist yet; a stale one raises DocumentConflict. */
-  write(scopeKey: string, path: string, text: string, options: { expectedVersion?: number; expiresIn?: number } & CallOptions = {}): Promise<Document> {
+  write(scopeKey: string, path: string, text: string, options: { expectedVersion?: number | undefined;
+    expiresIn?: number | undefined } & CallOptions = {}): Promise<Document> {
     return this.http.send({ method: "PUT", path: `/v1/documents/${q(scopeKey)}/${docPath(path)}`, json: typed<"DocumentBody">({ text,
       expected_version: options.expectedVersion ?? null, expires_in: options.expiresIn ?? null }) }, call(options));
   }
 
-  list(scopeKey: string, options: { prefix?: string } & CallOptions = {}): Promise<Document[]> {
+  list(scopeKey: string, options: { prefix?: string | undefined } & CallOptions = {}): Promise<Document[]> {
     return this.http.send({ method: "GET", path: `/v1/documents/${q(scopeKey)}`, query: { prefix: options.prefix ?? "" } },
       call(options));
   }

@@ -1,7 +1,9 @@
 /**
  * One error tree, as the Python library's: every failure the server reports arrives as the class named by
  * its stable `code` (`{"error": {"code", "message"}}`), so callers catch `MemoryConflict` or `NotFound`
- * instead of parsing messages. Network trouble and timeouts are errors of this tree too.
+ * instead of parsing messages. Network trouble, a connection cut mid-answer, timeouts and aborts are errors of
+ * this tree too (`ConnectionError`, `ConnectionLost`, `TimeoutError`, `AbortError`), each keeping the platform's
+ * error as `cause`.
  */
 
 export class KenningError extends Error {
@@ -11,7 +13,7 @@ export class KenningError extends Error {
   /** The HTTP status, when the error came from the server. */
   readonly status?: number;
 
-  constructor(message: string, options: { code?: string; status?: number; cause?: unknown } = {}) {
+  constructor(message: string, options: { code?: string | undefined; status?: number | undefined; cause?: unknown } = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.code = options.code ?? (new.target as typeof KenningError).code;
@@ -54,14 +56,21 @@ export class LeaseLost extends StoreError { static override readonly code: strin
 export class DuplicateFact extends StoreError { static override readonly code: string = "DUPLICATE_FACT"; }
 /** The server could not be reached (refused, reset, DNS). */
 export class ConnectionError extends KenningError { static override readonly code: string = "CONNECTION_ERROR"; }
-/** No answer within the call's timeout. */
+/** The connection broke before the whole answer arrived (a server stopped mid-export, a proxy cut it off): the
+ * lines an export yielded before it are all there is. `cause` is the platform's error. */
+export class ConnectionLost extends ConnectionError { static override readonly code: string = "CONNECTION_LOST"; }
+/** No answer within the call's timeout (the client's `timeoutMs`, or an `AbortSignal.timeout()` the caller passed). */
 export class TimeoutError extends KenningError { static override readonly code: string = "TIMEOUT"; }
+/** The caller's AbortSignal stopped the call, a wait before a retry, or an export's stream; `cause` is the
+ * signal's reason. Named `AbortError`, as the platform's is, so code that checks `error.name` keeps working. */
+export class AbortError extends KenningError { static override readonly code: string = "ABORTED"; }
 
 const CLASSES = [
   InputError, TextTooLarge, EmptyText, InvalidTime, InvalidScope, UnsupportedMediaType, EmbeddingError,
   DimensionMismatch, NonFiniteVector, NotFound, Conflict, MemoryConflict, DocumentConflict, MemoryNoMatch,
   MemoryAmbiguous, MemoryToolError, PermissionDenied, Unauthorized, RateLimited, QuotaExceeded, ExtractionError,
-  ConfigError, StoreError, MigrationError, LeaseLost, DuplicateFact, ConnectionError, TimeoutError,
+  ConfigError, StoreError, MigrationError, LeaseLost, DuplicateFact, ConnectionError, ConnectionLost, TimeoutError,
+  AbortError,
 ];
 
 /** Error classes by the server's error code. */

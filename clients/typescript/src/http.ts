@@ -2,33 +2,35 @@
  * Sending one call: the credential and environment headers, a timeout and the caller's AbortSignal, waiting
  * out short 429/503 answers (their Retry-After), and turning error bodies into the error tree.
  */
-import { ConnectionError, InputError, KenningError, RateLimited, TimeoutError, errorFromResponse } from "./errors.js";
+import {
+  AbortError, ConnectionError, ConnectionLost, InputError, KenningError, RateLimited, TimeoutError, errorFromResponse,
+} from "./errors.js";
 
 export interface ClientOptions {
   /** A service, admin or member API key, or a user token (`ut_…`); none in development mode. */
-  apiKey?: string;
+  apiKey?: string | undefined;
   /** The environment every call addresses unless it names its own (`X-Kenning-Environment`); default `default`. */
-  environment?: string;
+  environment?: string | undefined;
   /** Milliseconds a call may take, retries included (default 30,000; 0 or Infinity: no limit). */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** How often a 429 or 503 is sent again after waiting (default 3). */
-  maxRetries?: number;
+  maxRetries?: number | undefined;
   /** A longer Retry-After than this (ms, default 10,000) is not waited out: the error reaches the caller. */
-  maxRetryWaitMs?: number;
+  maxRetryWaitMs?: number | undefined;
   /** Told before each retry (for logs and tests). */
-  onRetry?: (info: { attempt: number; status: number; waitMs: number; path: string }) => void;
+  onRetry?: ((info: { attempt: number; status: number; waitMs: number; path: string }) => void) | undefined;
   /** Another fetch (a proxy's, a test's); the platform's by default. */
-  fetch?: typeof fetch;
+  fetch?: typeof fetch | undefined;
 }
 
 /** What every method also takes. */
 export interface CallOptions {
   /** Abort the call (and any wait before a retry). */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** This call's own timeout in ms. */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** This call's environment. */
-  environment?: string;
+  environment?: string | undefined;
 }
 
 export type Query = Record<string, string | number | boolean | null | undefined | readonly string[]>;
@@ -36,11 +38,11 @@ export type Query = Record<string, string | number | boolean | null | undefined 
 export interface Request {
   method: "GET" | "POST" | "PUT" | "DELETE";
   path: string;
-  query?: Query;
+  query?: Query | undefined;
   json?: unknown;
-  ndjson?: string;
+  ndjson?: string | undefined;
   /** How to read a successful answer: parsed JSON (default), text, a line stream, or nothing. */
-  read?: "json" | "text" | "lines" | "none";
+  read?: "json" | "text" | "lines" | "none" | undefined;
 }
 
 const RETRIED = new Set([429, 503]);
@@ -75,10 +77,10 @@ export class Http {
       if (request.read === "lines") {
         streaming = true;
         clearTimeout(timeout);   // a long export streams for as long as it needs; the caller's signal still stops it
-        return lines(response, signal) as T;
+        return lines(response, signal, this.url + request.path) as T;
       }
       if (request.read === "none" || response.status === 204) return undefined as T;
-      const body = await response.text();
+      const body = await read(response.text(), signal, this.url + request.path);
       if (request.read === "text") return body as T;
       try {
         return (body ? JSON.parse(body) : undefined) as T;
@@ -112,7 +114,7 @@ export class Http {
       try {
         response = await fetcher(url, { method: request.method, headers, body, signal });
       } catch (error) {
-        if (signal.aborted) throw error;
+        if (signal.aborted) throw abortError(signal.reason);
         throw new ConnectionError(`cannot reach the kenning server at ${this.url}: ${describe(error)}`, { cause: error });
       }
       if (response.ok) return response;
@@ -121,7 +123,7 @@ export class Http {
       // not retried: not a busy answer, too long a wait, out of tries, or a wait the call's deadline would cut off
       if (waitMs === undefined || waitMs > this.options.maxRetryWaitMs! || attempt >= this.options.maxRetries!
           || Date.now() + waitMs >= deadline) {
-        const error = errorFromResponse(response.status, await response.text(), retryAfter);
+        const error = errorFromResponse(response.status, await read(response.text(), signal, url), retryAfter);
         if (error instanceof RateLimited && error.retryAfter === undefined) error.retryAfter = 1;
         throw error;
       }
@@ -170,47 +172,73 @@ function either(a: AbortSignal, b: AbortSignal): AbortSignal {
   return both.signal;
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
+/** Wait `ms`; an abort meanwhile rejects with the error it stands for (abortError). */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const done = () => { signal.removeEventListener("abort", stop); resolve(); };
+    if (signal?.aborted) return reject(abortError(signal.reason));
+    const done = () => { signal?.removeEventListener("abort", stop); resolve(); };
     const timer = setTimeout(done, ms);
-    const stop = () => { clearTimeout(timer); reject(signal.reason); };
-    signal.addEventListener("abort", stop, { once: true });
+    const stop = () => { clearTimeout(timer); reject(abortError(signal!.reason)); };
+    signal?.addEventListener("abort", stop, { once: true });
   });
 }
 
-/** An abort from our own timer is a TimeoutError; the caller's abort stays the caller's reason. */
-function settle(error: unknown, signal: AbortSignal): unknown {
-  if (signal.aborted && signal.reason instanceof TimeoutError) return signal.reason;
-  return error;
+/** The error an aborted signal's reason stands for: our own timer's TimeoutError as it is, an
+ * `AbortSignal.timeout()` a TimeoutError, anything else the caller's AbortError; the reason kept as `cause`. */
+export function abortError(reason: unknown): KenningError {
+  if (reason instanceof KenningError) return reason;
+  const name = (reason as { name?: unknown } | null)?.name;
+  const words = reason instanceof Error && reason.message ? `: ${reason.message}` : "";
+  if (name === "TimeoutError") return new TimeoutError(`the call's AbortSignal timed out${words}`, { cause: reason });
+  return new AbortError(`the call was aborted${words}`, { cause: reason });
 }
 
+/** What a failed call throws: an error of the tree as it is; anything else, once the signal has fired, the
+ * abort it stands for (the platform's bare AbortError never reaches the caller). */
+function settle(error: unknown, signal: AbortSignal): unknown {
+  if (error instanceof KenningError) return error;
+  return signal.aborted ? abortError(signal.reason) : error;
+}
+
+/** Reading an answer's body: a connection that breaks off midway (undici's `TypeError: terminated`) is
+ * ConnectionLost, an abort meanwhile the abort's error. */
+async function read<T>(reading: Promise<T>, signal: AbortSignal, where: string): Promise<T> {
+  try {
+    return await reading;
+  } catch (error) {
+    if (error instanceof KenningError) throw error;
+    if (signal.aborted) throw abortError(signal.reason);
+    throw new ConnectionLost(`the answer from ${where} broke off before its end: ${describe(error)}`, { cause: error });
+  }
+}
+
+/** The platform's words for a network failure: its cause's message (`connect ECONNREFUSED …`, `other side
+ * closed`), else its code, else its own message. */
 function describe(error: unknown): string {
   const cause = (error as { cause?: { code?: string; message?: string } })?.cause;
-  return cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
+  const own = error instanceof Error ? error.message : String(error);
+  return cause?.message || cause?.code || own;
 }
 
 /** The body's lines as they arrive (each with its newline), for exports of any size. */
-async function* lines(response: Response, signal: AbortSignal): AsyncGenerator<string> {
+async function* lines(response: Response, signal: AbortSignal, where: string): AsyncGenerator<string> {
   if (!response.body) return;
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
   let rest = "";
   let finished = false;
   try {
     for (;;) {
-      const { value, done } = await reader.read();
+      const { value, done } = await read(reader.read(), signal, where);
       if (done) { finished = true; break; }
       rest += value;
       let end: number;
       while ((end = rest.indexOf("\n")) >= 0) {
+        if (signal.aborted) throw abortError(signal.reason);   // lines already read stop with the abort too
         yield rest.slice(0, end + 1);
         rest = rest.slice(end + 1);
       }
     }
     if (rest) yield rest + "\n";
-  } catch (error) {
-    throw settle(error, signal);
   } finally {
     // a consumer that stops early (break) releases the connection instead of leaving the server streaming
     if (!finished) await reader.cancel().catch(() => undefined);

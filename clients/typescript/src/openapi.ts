@@ -919,7 +919,7 @@ export interface components {
              * At
              * @description when it was said (default: now); relative dates resolve against it
              */
-            at?: string | null;
+            at?: (string) | null;
             /**
              * Chat
              * @description the conversation it belongs to
@@ -1025,7 +1025,7 @@ export interface components {
          */
         AddTurnBody: {
             /** At */
-            at?: string | null;
+            at?: (string) | null;
             /** Chat */
             chat?: string | null;
             /**
@@ -1565,7 +1565,7 @@ export interface components {
          */
         MessageBody: {
             /** At */
-            at?: string | null;
+            at?: (string) | null;
             /** Chat */
             chat?: string | null;
             /**
@@ -1736,7 +1736,7 @@ export interface components {
              * As Of
              * @description recall as of this time: the facts live then, what had been said by then
              */
-            as_of?: string | null;
+            as_of?: (string) | null;
             /**
              * Budget
              * @description the context block's size cap (the server's context budget unit)
@@ -2614,7 +2614,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description the facts live at this time */
-                as_of?: string | null;
+                as_of?: (string) | null;
                 /** @description facts naming this entity (its name or an alias) */
                 entity?: string | null;
                 /** @description only facts whose object is an entity of this type */

@@ -3,9 +3,9 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { anthropic } from "@ai-sdk/anthropic";
-import { generateText, stepCountIs } from "ai";
+import { convertToModelMessages, generateText, stepCountIs } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
-import { Memory } from "../dist/index.js";
+import { AbortError, ConnectionError, InputError, Memory } from "../dist/index.js";
 import { kenningTools, lastUserText, turnRecorder, withCoreMemory } from "../dist/ai.js";
 import { startServer } from "./server.mjs";
 
@@ -107,4 +107,47 @@ test("finished turns go to addTurn off the response path and are mined", async (
   failing.onFinish({ text: "Rome is lovely." });
   await failing.settled();
   assert.equal(errors.length, 2);               // each reported, none thrown at the answer, none stopping the next
+});
+
+test("with the server down, withCoreMemory answers without the memory and reports why", async () => {
+  const down = new Memory("http://127.0.0.1:9", { timeoutMs: 5_000 });
+  const errors = [];
+  const system = await withCoreMemory(down, "sam", "You are a helpful assistant.", { onError: (e) => errors.push(e) });
+  assert.equal(system, "You are a helpful assistant.");
+  assert.equal(errors.length, 1);
+  assert.ok(errors[0] instanceof ConnectionError, String(errors[0]));
+  const { model, prompts } = scripted(["Hello!"]);
+  const result = await generateText({ model, system: await withCoreMemory(down, "sam", "Be brief.",
+    { onError: () => { throw new Error("a handler that fails too"); } }), prompt: "hi" });
+  assert.equal(result.text, "Hello!");                                             // the answer, without the memory
+  assert.equal(prompts[0].prompt.find((m) => m.role === "system").content, "Be brief.");
+  const stopped = new AbortController();
+  stopped.abort();
+  await assert.rejects(withCoreMemory(memory, "sam", "x", { signal: stopped.signal, onError: () => assert.fail("reported") }),
+    AbortError);                                                                    // the caller's own abort is thrown
+});
+
+test("turns.user takes the AI SDK's UIMessages as well as ModelMessages, and never throws", async () => {
+  const errors = [];
+  const turns = turnRecorder(memory, { dataset: "ui", thread: "t1", onError: (e) => errors.push(e) });
+  const uiMessages = [
+    { id: "m1", role: "user", parts: [{ type: "text", text: "Hi!" }] },
+    { id: "m2", role: "assistant", parts: [{ type: "text", text: "Hello! How can I help?" }] },
+    { id: "m3", role: "user", parts: [{ type: "step-start" }, { type: "text", text: "I adopted a dog called Rex." }] },
+  ];
+  assert.equal(lastUserText(uiMessages), "I adopted a dog called Rex.");
+  turns.user(uiMessages);
+  const { model } = scripted(["What a lovely name."]);
+  await generateText({ model, messages: await convertToModelMessages(uiMessages), onFinish: turns.onFinish });
+  for (const bad of [undefined, null, 42, { role: "user" }, [{ role: "user" }], [{ role: "user", content: 7 }]]) {
+    assert.doesNotThrow(() => turns.user(bad));                                    // plain JavaScript may pass anything
+  }
+  assert.doesNotThrow(() => turns.onFinish(undefined));
+  await turns.settled();
+  assert.equal(errors.length, 7, errors.map(String).join("\n"));                  // each reported, none thrown
+  assert.ok(errors.every((e) => e instanceof InputError), errors.map(String).join("\n"));
+  await memory.flush({ timeoutMs: 60_000 });
+  const thread = await memory.messages.thread("ui", "t1");
+  assert.deepEqual(thread.messages.map((m) => [m.role, m.content]),
+    [["user", "I adopted a dog called Rex."], ["assistant", "What a lovely name."]]);
 });

@@ -1,9 +1,10 @@
 // Every method of the client round-trips against a real `kenning serve` (development mode, no key).
 import assert from "node:assert/strict";
+import { createServer } from "node:http";
 import { after, before, describe, test } from "node:test";
 import {
-  ConnectionError, EmptyText, InputError, KenningError, Memory, MemoryNoMatch, MemoryToolError, NotFound,
-  TextTooLarge, TimeoutError,
+  AbortError, ConnectionError, ConnectionLost, EmptyText, InputError, KenningError, Memory, MemoryNoMatch,
+  MemoryToolError, NotFound, TextTooLarge, TimeoutError,
 } from "../dist/index.js";
 import { startServer } from "./server.mjs";
 
@@ -35,6 +36,21 @@ describe("facts", () => {
     await memory.deleteFact("sam", lisbon.fact_id);
     assert.equal((await memory.listFacts("sam")).total, 0);
     assert.equal((await memory.status({ memoryId: lisbon.fact_id })).live, false);
+  });
+
+  test("a bare date is a time (midnight UTC) in a body and a query; each fact says its state", async () => {
+    await memory.add({ text: "I live in Berlin.", dataset: "dates", at: "2026-07-01" });
+    await memory.add({ text: "I moved to Lisbon.", dataset: "dates", at: "2026-09-03T10:00:00Z" });
+    const on = async (asOf) => (await memory.listFacts("dates", { asOf })).facts.map((f) => [f.object, f.state]);
+    assert.deepEqual(await on("2026-07-15"), [["berlin", "live"]]);
+    assert.deepEqual(await on("2026-09-03"), [["berlin", "live"]]);               // midnight, before the move at 10:00
+    assert.deepEqual(await on("2026-09-04"), [["lisbon", "live"]]);
+    assert.deepEqual(await on("2026-06-30"), []);
+    const history = await memory.listFacts("dates", { includeInvalidated: true });
+    assert.deepEqual(history.facts.map((f) => [f.object, f.state]).sort(), [["berlin", "superseded"], ["lisbon", "live"]]);
+    assert.match(history.facts.find((f) => f.object === "berlin").valid_at, /^2026-07-01T00:00:00/);
+    const then = await memory.recall({ query: "Where does the user live?", dataset: "dates", asOf: "2026-08-01" });
+    assert.deepEqual(then.facts.map((f) => f.object), ["berlin"]);
   });
 
   test("idempotent add, skipped assistant turns, and recall", async () => {
@@ -165,6 +181,49 @@ describe("export, import and erasing a dataset", () => {
 });
 
 describe("errors, timeouts and aborts", () => {
+  test("an abort mid-export, with the caller's reason, or by AbortSignal.timeout is one of the SDK's errors", async () => {
+    await memory.add({ text: "I have a beagle called Rufus. I play the oboe.", dataset: "stream" });
+    const controller = new AbortController();
+    const reason = new Error("the user closed the tab");
+    const lines = [];
+    await assert.rejects(async () => {
+      for await (const line of await memory.export({ dataset: "stream", signal: controller.signal })) {
+        lines.push(line);
+        controller.abort(reason);
+      }
+    }, (e) => e instanceof AbortError && e.cause === reason && /the user closed the tab/.test(e.message));
+    assert.equal(lines.length, 1);
+    const timeout = AbortSignal.timeout(1);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await assert.rejects(memory.health({ signal: timeout }),
+      (e) => e instanceof TimeoutError && e.cause?.name === "TimeoutError");
+    await assert.rejects(memory.flush({ signal: timeout }), TimeoutError);          // its wait between polls too
+  });
+
+  test("an answer the connection cut short, streamed or not, is ConnectionLost", async () => {
+    // a server that starts each answer and drops the connection midway, as a crashed server or a proxy would
+    const cutting = createServer((request, response) => {
+      const json = !request.url.startsWith("/v1/export");
+      response.writeHead(200, json ? { "content-type": "application/json", "content-length": "1000" }
+        : { "content-type": "application/x-ndjson" });                           // chunked
+      response.write(json ? '{"facts": [' : '{"kind": "fact", "fact_id": "f1"}\n');
+      setTimeout(() => response.socket.destroy(), 30);
+    });
+    await new Promise((resolve) => cutting.listen(0, "127.0.0.1", resolve));
+    try {
+      const client = new Memory(`http://127.0.0.1:${cutting.address().port}`, { timeoutMs: 5_000 });
+      const lines = [];
+      await assert.rejects(async () => { for await (const line of await client.export()) lines.push(line); },
+        (e) => e instanceof ConnectionLost && e instanceof ConnectionError && e instanceof KenningError
+          && e.cause instanceof Error && /broke off/.test(e.message));
+      assert.deepEqual(lines, ['{"kind": "fact", "fact_id": "f1"}\n']);      // what came before the cut
+      await assert.rejects(client.listFacts("sam"), (e) => e instanceof ConnectionLost && e.cause instanceof Error);
+    } finally {
+      cutting.closeAllConnections();
+      await new Promise((resolve) => cutting.close(resolve));
+    }
+  });
+
   test("the server's refusals arrive as the error tree", async () => {
     await assert.rejects(memory.messages.get("sam", "nope"), (e) => e instanceof NotFound && e.status === 404 && e.code === "NOT_FOUND");
     await assert.rejects(memory.add({ text: "x".repeat(100_001), dataset: "sam" }), (e) => e instanceof TextTooLarge && e instanceof InputError);
@@ -176,7 +235,9 @@ describe("errors, timeouts and aborts", () => {
   test("an AbortSignal stops a call, a timeout is a TimeoutError, an absent server a ConnectionError", async () => {
     const controller = new AbortController();
     controller.abort();
-    await assert.rejects(memory.recall({ query: "anything", dataset: "sam", signal: controller.signal }), { name: "AbortError" });
+    await assert.rejects(memory.recall({ query: "anything", dataset: "sam", signal: controller.signal }),
+      (e) => e instanceof AbortError && e instanceof KenningError && e.name === "AbortError" && e.code === "ABORTED"
+        && e.cause === controller.signal.reason);
     await assert.rejects(memory.recall({ query: "where do I live", dataset: "sam", timeoutMs: 1 }), TimeoutError);
     const nowhere = new Memory("http://127.0.0.1:9", { timeoutMs: 5_000 });
     await assert.rejects(nowhere.health(), (e) => e instanceof ConnectionError && e instanceof KenningError);

@@ -9,11 +9,11 @@ the server's settings when the document is built (server/openapi.py).
 from __future__ import annotations
 
 import re
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Annotated, Literal
 
 from fastapi import Header, Path, Query
-from pydantic import BeforeValidator, Field
+from pydantic import BeforeValidator, Field, WithJsonSchema
 
 from ..model import JOB_STATUSES
 from ..services import MAX_QUERY_CHARS
@@ -46,20 +46,26 @@ CORE_ENTRY = f"^/memories(?:/{_CORE_SEGMENT})*/{_not_dots(_CORE_CHARS, True, MAX
 # Python, in pydantic's Rust regex and in JSON Schema's ECMA-262 (U+001C-1F, U+0085). Not anchored.
 WORDS = r"[^\t\n\x0b\x0c\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"
 SAFE_INT = 2 ** 53 - 1   # the largest integer every JSON reader (JavaScript's included) holds exactly
-ISO_TIME = re.compile(r"\d{4}-\d\d-\d\d[Tt ]\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:[Zz]|[+-]\d\d:?\d\d)?")
+ISO_DATE = re.compile(r"\d{4}-\d\d-\d\d")
+ISO_TIME = re.compile(ISO_DATE.pattern + r"[Tt ]\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:[Zz]|[+-]\d\d:?\d\d)?")
+TIME_WORDS = ("an ISO 8601 date and time, like 2026-03-02T09:30:00Z, or a date, like 2026-03-02 "
+              "(midnight UTC)")
 
 
 def _iso_only(value: object) -> object:
     """A time is an ISO 8601 string, parsed here: pydantic would also read a number ("0.5") as seconds
-    since 1970, and strict bodies take no string for a datetime."""
+    since 1970, and strict bodies take no string for a datetime. A bare date is midnight UTC, as
+    kenning.timeutil.to_utc reads it: one rule for times in the library and over HTTP."""
     if isinstance(value, datetime):
         return value
-    if not isinstance(value, str) or not ISO_TIME.fullmatch(value.strip()):
-        raise ValueError("a time is an ISO 8601 date and time, like 2026-03-02T09:30:00Z")
+    text = value.strip() if isinstance(value, str) else None
+    if text is None or not (ISO_TIME.fullmatch(text) or ISO_DATE.fullmatch(text)):
+        raise ValueError(f"a time is {TIME_WORDS}")
     try:
-        return datetime.fromisoformat(value.strip())
+        parsed = datetime.fromisoformat(text)
     except ValueError:
-        raise ValueError(f"{value!r} is no date and time (ISO 8601, like 2026-03-02T09:30:00Z)") from None
+        raise ValueError(f"{value!r} is no date and time ({TIME_WORDS})") from None
+    return parsed.replace(tzinfo=timezone.utc) if ISO_DATE.fullmatch(text) else parsed
 
 
 def _integral(value: object) -> object:
@@ -79,9 +85,14 @@ def limit(setting: str) -> dict:
     return {"x-kenning-limit": setting}
 
 
+# A time in the OpenAPI document: a date-time, or a full date (JSON Schema's two formats, so a generated
+# client parses either); a time without an offset and a bare date are read as UTC.
 Instant = Annotated[datetime, BeforeValidator(_iso_only),
-                    Field(description="ISO 8601 (RFC 3339); a time without an offset is read as UTC",
-                          examples=["2026-03-02T09:30:00Z"])]
+                    WithJsonSchema({"anyOf": [{"type": "string", "format": "date-time"},
+                                              {"type": "string", "format": "date"}],
+                                    "description": "ISO 8601 (RFC 3339) date and time, or a date (midnight UTC); "
+                                                   "a time without an offset is read as UTC",
+                                    "examples": ["2026-03-02T09:30:00Z", "2026-03-02"]})]
 DatasetName = Annotated[str, Field(pattern=NAME, min_length=1, max_length=128,
                                    description="the end user whose memory this is", examples=["sam"])]
 Ident = Annotated[str, Field(min_length=1, max_length=MAX_ID_CHARS, pattern=WORDS)]
