@@ -102,7 +102,7 @@ HYBRID = Preset("hybrid", {
     ("message", "vector"): 0.6, ("message", "keyword"): 1.0, ("message", "neighbor"): 0.3,
     ("message", "feedback"): 0.6, ("note", "vector"): 0.6, ("note", "keyword"): 1.0,
 }, rrf_k=5, neighbors=10, when_boost=0.3, window_boost=0.5, session_prior=0.3, slot_now=0.2, question_penalty=0.6,
-    feedback=1.0, recency=1.0, own_name=True, other_voice=0.7)
+    feedback=1.0, recency=1.0, own_name=True, other_voice=0.5)
 DENSE = Preset("dense", {("fact", "vector"): 1.0, ("message", "vector"): 1.0, ("note", "vector"): 1.0})
 PRESETS = {p.name: p for p in (HYBRID, DENSE)}
 
@@ -228,10 +228,12 @@ class Recaller:
             self._feedback(scope, qvec, fused, signals, exclude_chat, as_of)
         if "message" in kinds and self.preset.neighbors:
             self._add_neighbors(scope, fused, signals, exclude_chat)
-        self._adjust(scope, query, at, fused, signals, ranked.get(("fact", "slot"), []), loaded)
+        self._adjust(scope, query, at, fused, signals, ranked.get(("fact", "slot"), []), loaded,
+                     about_person="fact" in kinds)
         return fused, signals
 
-    def _adjust(self, scope: Scope, query: str, at: datetime, fused, signals, slot_hits, loaded) -> None:
+    def _adjust(self, scope: Scope, query: str, at: datetime, fused, signals, slot_hits, loaded,
+                about_person: bool = True) -> None:
         """Structure the lists cannot see, applied to the best candidates once they are read:
         when a question asks *when*, what says when; a time window the question names; the
         conversation a message belongs to; and for a question about the present, the live fact of
@@ -242,7 +244,8 @@ class Recaller:
         if p.window_boost and window is None and (event := when.relative_to_event(query)) is not None:
             window = self._event_window(scope, *event, at)
         recent = bool(p.recency and NOW.search(query))
-        others = bool(p.other_voice) and not ABOUT_ASSISTANT.search(query)
+        # a recall answers questions about the person; a search of the messages finds whoever said it
+        others = bool(p.other_voice) and about_person and not ABOUT_ASSISTANT.search(query)
         if not (asks or window or recent or others or p.session_prior or p.question_penalty or (p.slot_now and slot_hits)):
             return
         messages = sorted((k for kind, k in fused if kind == "message"), key=lambda k: -fused["message", k])
@@ -488,9 +491,10 @@ class Recaller:
         if not (self.preset.other_voice and theirs) or ABOUT_ASSISTANT.search(query):
             return items
         floor = min(theirs)
+        terms = query_terms(query).split()
         for i in items:
             if i.message is not None and i.message.role != "user" and i.score >= floor \
-                    and i.signals.get("keyword", 0.0) < MIN_KEYWORD:
+                    and not _shares_a_word(i.text, terms):
                 i.score = round(floor * i.score / (i.score + floor), 6)
                 i.message.score = i.score
         return sorted(items, key=lambda i: (-i.score, i.kind != "fact"))
@@ -560,6 +564,14 @@ def _only_asks(text: str) -> bool:
         return False
     told = [s for s in re.split(r"(?<=[.!?])\s+", body) if not s.endswith("?") and len(s.split()) > 6]
     return not told
+
+
+def _shares_a_word(text: str, terms: list[str]) -> bool:
+    """Whether the text itself (not the context it is searched with: its day, the turn before) has a
+    word of the query, or one of its longer words' first five letters ("Canadian" for "Canada")."""
+    words = set(re.findall(r"\w+", text.lower()))
+    stems = {w[:5] for w in words if len(w) >= 5}
+    return any(t in words or (len(t) >= 5 and t[:5] in stems) for t in terms)
 
 
 def _again(text: str, said: set[str]) -> bool:
