@@ -764,13 +764,12 @@ def test_the_route_table_covers_every_api_route(world_server):
             inner = getattr(r, "original_router", None)
             yield from pages(inner.routes) if inner is not None else [r]
     from kenning.server.dashboard import is_page
-    from kenning.server.guard import DOCS
+    from kenning.server.guard import ASSETS, DOCS
 
     hidden_routes = [r.path for r in pages(live.app.routes) if isinstance(r, APIRoute) and not r.include_in_schema]
     # the dashboard's pages, the documentation pages (the guard's DOCS: their own access rule) and the
-    # favicon's redirect to the static folder; never an API route
-    assert hidden_routes and all(is_page(path) or path in DOCS or path == "/favicon.ico"
-                                 for path in hidden_routes), hidden_routes
+    # redirects to static files (ASSETS); never an API route
+    assert hidden_routes and all(is_page(path) or path in DOCS or path in ASSETS for path in hidden_routes), hidden_routes
 
 
 def test_http_isolation_probes(world_server, capsys):

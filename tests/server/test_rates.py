@@ -65,7 +65,7 @@ def test_every_api_route_is_behind_the_guard(tmp_path, monkeypatch):
     """Each route the app serves is an API route the guard authenticates and counts, a dashboard page (its
     own session check), the health check or the API documentation: a new door cannot skip the count."""
     from kenning.server.dashboard.render import is_page
-    from kenning.server.guard import API, DOCS, PUBLIC
+    from kenning.server.guard import API, ASSETS, DOCS, PUBLIC
 
     from starlette.routing import Mount
 
@@ -82,7 +82,7 @@ def test_every_api_route_is_behind_the_guard(tmp_path, monkeypatch):
 
     paths = list(walk(app.routes))
     assert "/memory/add" in paths and len(paths) > 40
-    loose = [p for p in paths if not (p.startswith(API) or p in PUBLIC or p in DOCS or is_page(p))]
+    loose = [p for p in paths if not (p.startswith(API) or p in PUBLIC or p in DOCS or p in ASSETS or is_page(p))]
     assert loose == []
 
 

@@ -168,7 +168,7 @@ def create_app(memory: Memory, auth: Auth) -> FastAPI:
     app.add_middleware(Guard, auth=auth, rates=Rates(memory.settings), public_docs=memory.settings.public_docs)   # outermost: refusals and security headers before anything
     app.mount("/static", static, name="static")
 
-    @app.get("/favicon.ico", include_in_schema=False)
+    @app.get("/favicon.ico", include_in_schema=False)      # guard.ASSETS
     async def favicon():      # what browsers ask for on every page load, whatever the page names
         return RedirectResponse("/static/favicon.svg", status_code=301)
 

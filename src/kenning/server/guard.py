@@ -45,6 +45,7 @@ DOCS_POLICY = (b"default-src 'self'; script-src 'self' 'unsafe-inline'; style-sr
 PUBLIC = frozenset({"/v1/health"})
 API = ("/v1/", "/memory/")   # the API's routes, versioned and the unversioned alias: each one authenticated and counted
 DOCS = frozenset({"/docs", "/docs/oauth2-redirect", "/redoc", "/openapi.json"})
+ASSETS = frozenset({"/favicon.ico"})    # redirects to a static file: no data behind them, no key asked
 
 
 def host_name(host: str) -> str:
