@@ -7,6 +7,7 @@ the tools do not expose).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import re
@@ -198,31 +199,42 @@ class HttpServer:
     def __enter__(self):
         with open(self.log, "w") as log:
             self.proc = subprocess.Popen(self.args, env=self.env, stdout=log, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + 20
-        while True:
-            assert self.proc.poll() is None, self.log.read_text()
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
-                return self
-            except OSError:
-                assert time.monotonic() < deadline, "the HTTP server did not start"
-                time.sleep(0.05)
+        deadline = time.monotonic() + 60     # a busy CI machine loads the model slowly
+        try:
+            while True:
+                assert self.proc.poll() is None, self.log.read_text()
+                try:
+                    socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
+                    return self
+                except OSError:
+                    assert time.monotonic() < deadline, "the HTTP server did not start"
+                    time.sleep(0.05)
+        except BaseException:
+            self.__exit__()      # never leave a server behind a failed start
+            raise
 
     def __exit__(self, *exc):
         self.proc.terminate()
-        self.proc.wait(timeout=10)
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
 
     def printed_token(self) -> str:
         return re.search(r"Bearer (mt_\S+)", self.log.read_text()).group(1)
 
 
-def _client(url: str, credential: str | None, **headers):
+@contextlib.asynccontextmanager
+async def _client(url: str, credential: str | None, **headers):
+    """The official client over streamable HTTP; the HTTP client we hand it is ours to close."""
     from mcp.client.streamable_http import streamable_http_client
     from mcp.shared._httpx_utils import create_mcp_http_client
 
     auth = {"Authorization": f"Bearer {credential}"} if credential else {}
-    return Client(streamable_http_client(url, http_client=create_mcp_http_client(headers={**auth, **headers})),
-                  read_timeout_seconds=30)
+    async with create_mcp_http_client(headers={**auth, **headers}) as http:
+        async with Client(streamable_http_client(url, http_client=http), read_timeout_seconds=30) as client:
+            yield client
 
 
 def test_streamable_http(db, tmp_path):

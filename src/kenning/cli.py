@@ -368,16 +368,22 @@ def cmd_worker(args) -> int:
 
 def cmd_serve(args) -> int:
     """The HTTP API and the queue workers on one store."""
-    import uvicorn
-
-    from .server import build, uvicorn_options
-
-    from .server.guard import LOOPBACK
-
     path = _local_file(args.db)
     if path is not None and not path.parent.is_dir():
         raise InputError(f"--db {args.db}: the folder {path.parent} does not exist; create it first")
     listener = _listen(args.host, args.port)
+    try:    # the port is given back whatever stops the server, a store that cannot open included
+        return _serve(args, listener)
+    finally:
+        listener.close()
+
+
+def _serve(args, listener) -> int:
+    import uvicorn
+
+    from .server import build, uvicorn_options
+    from .server.guard import LOOPBACK
+
     memory = None
     if args.replica:
         from .memory import Memory
@@ -386,7 +392,6 @@ def cmd_serve(args) -> int:
     app, mem, auth = build(args.db, host=args.host, memory=memory)
     if args.host.strip("[]") not in LOOPBACK and mem.store.count_api_keys() == 0:
         mem.close()
-        listener.close()
         raise InputError(f"--host {args.host}: beyond loopback every request needs an API key, and this store has "
                          "none (every request would get 401); run `kenning keys create --project …` first")
     lines = [("store", f"kenning serve: data in {mem.store.location}", {"location": str(mem.store.location)})]
@@ -418,7 +423,6 @@ def cmd_serve(args) -> int:
         config = uvicorn.Config(app, host=args.host, port=args.port, log_level="warning", **uvicorn_options(mem.settings))
         uvicorn.Server(config).run(sockets=[listener])
     finally:
-        listener.close()
         mem.close()
     return 0
 

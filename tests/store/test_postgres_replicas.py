@@ -166,6 +166,8 @@ def test_kenning_serve_reads_from_the_replica_it_is_given(cluster, tmp_path, cap
     finally:
         server.terminate()
         server.wait(30)
+        server.stdout.close()
+        server.stderr.close()
     from kenning.cli import main
 
     assert main(["--db", str(tmp_path / "k.db"), "serve", "--replica", cluster.replica_url]) != 0
