@@ -411,6 +411,16 @@ def test_filler_replies_never_outrank_what_the_person_said_and_show_once(mem):
     assert any(m.role == "assistant" for m in asked.messages[:3])
 
 
+@pytest.mark.parametrize("question, about", [
+    ("What did the assistant promise about the dentist?", True), ("What did you recommend for dinner?", True),
+    ("What was your advice on the visa?", True), ("Does the user like both cats and dogs?", False),
+    ("Is the user a robot fan?", False), ("Where does the user live?", False)])
+def test_a_question_is_about_the_assistant_only_when_it_names_it_or_what_it_said(question, about):
+    from kenning.recall import ABOUT_ASSISTANT
+
+    assert bool(ABOUT_ASSISTANT.search(question)) is about
+
+
 def test_keyword_evidence_counts_in_a_tiny_store(new_memory):
     mem = new_memory(embedder=None)
     mem.notes.save("sam", "I take my coffee black.")

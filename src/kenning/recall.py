@@ -47,9 +47,9 @@ RECENCY_POOL = 8   # the best messages and facts among which the newest is prefe
 # A question about what the assistant said ("What did you recommend?", "the assistant's advice"): the
 # assistant's turns are the evidence there; any other question is about the person, who said it themselves.
 ABOUT_ASSISTANT = re.compile(
-    r"(?:assistant|assistant's|chatbot|bot)|you\s+(?:said|say|told|tell|suggest|recommend|promis|offer|remind|"
-    r"propos|advis|answer|repl|mention|explain|wrote|write|gave|give|list|plan)\w*|your\s+(?:advice|"
-    r"suggestion|answer|reply|recommendation|idea|plan|list|promise)s?", re.I)
+    r"\b(?:assistant|assistant's|chatbot|bot)\b|\byou\s+(?:said|say|told|tell|suggest|recommend|promis|offer|remind|"
+    r"propos|advis|answer|repl|mention|explain|wrote|write|gave|give|list|plan)\w*|\byour\s+(?:advice|"
+    r"suggestion|answer|reply|recommendation|idea|plan|list|promise)s?\b", re.I)
 DIRECT = re.compile(r"\s*(?:and\s+|so\s+)?(?:where|what|who|whom|which|how)\b")
 PAST = re.compile(r"\b(?:did|was|were|had|used\s+to|ago|before|previously|formerly|first|last\s+\w+)\b", re.I)
 MIN_COSINE = 0.2    # a message or note this far from the query is unrelated to it (facts are few and
