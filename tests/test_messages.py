@@ -331,3 +331,77 @@ def test_another_tenant_sees_no_messages_by_keyword(plain, tenant):
     assert [h.message_id for h in plain.messages.search("sam", "red bicycle")] == ["m-bike"]
     assert plain.messages.search(dataset, "red bicycle", **kw) == []
     assert plain.recall("red bicycle", dataset, **kw).messages == []
+
+
+# -- delete ---------------------------------------------------------------------------------------
+
+def test_delete_removes_the_message_and_the_facts_mined_from_it_and_restores_what_they_superseded(mem):
+    first = mem.add("I live in Berlin.", "sam", at=at(0), chat="c1")
+    moved = mem.add("I moved to Lisbon. I have a dog called Rex.", "sam", at=at(30), chat="c1")
+    assert {(f.predicate, f.object) for f in mem.list_facts("sam").facts} >= {("lives in", "lisbon")}
+    mined = mem.list_facts("sam", message_id=moved.episode_id, include_invalidated=True).total
+    gone = mem.messages.delete("sam", moved.episode_id)
+    assert gone == {"messages": 1, "facts": mined, "jobs": 0, "restored": 1}
+    with pytest.raises(NotFound):
+        mem.messages.get("sam", moved.episode_id)
+    live = mem.list_facts("sam").facts
+    assert [(f.predicate, f.object, f.valid_until, f.superseded_by) for f in live] == [
+        ("lives in", "berlin", None, None)]
+    history = mem.list_facts("sam", include_invalidated=True).facts
+    assert all(f.episode_id == first.episode_id for f in history)   # nothing of the removed message is kept
+    assert "Lisbon" not in mem.recall("Where does the user live?", "sam").context
+    assert not [h for h in mem.messages.search("sam", "Lisbon dog Rex") if h.message_id == moved.episode_id]
+    assert mem.messages.thread("sam", "c1").total == 1
+
+
+def test_delete_of_a_middle_value_keeps_the_later_value_superseding_the_earlier(mem):
+    mem.add("I live in Berlin.", "sam", at=at(0))
+    middle = mem.add("I moved to Lisbon.", "sam", at=at(30))
+    mem.add("I moved to Porto.", "sam", at=at(60))
+    assert mem.messages.delete("sam", middle.episode_id)["restored"] == 0
+    facts = {f.object: f for f in mem.list_facts("sam", include_invalidated=True).facts}
+    assert set(facts) == {"berlin", "porto"}
+    assert facts["berlin"].superseded_by == facts["porto"].fact_id and facts["berlin"].invalid_at is not None
+    assert [f.object for f in mem.list_facts("sam").facts] == ["porto"]
+
+
+def test_delete_takes_a_queued_turn_with_it(mem):
+    mem.messages.index("sam", "I am allergic to peanuts.", chat="c1", message_id="m-1", at=at(0))
+    mem.workers.close()   # nothing runs the queue: the turn stays queued
+    mem.add_turn("sam", "user", "I am allergic to peanuts.", chat="c1", message_id="m-1", at=at(0))
+    assert mem.messages.delete("sam", "m-1") == {"messages": 1, "facts": 0, "jobs": 1, "restored": 0}
+    assert mem.jobs("sam") == []
+
+
+def test_delete_chat_removes_every_message_of_the_chat_and_its_queued_turns_and_nothing_else(mem):
+    mem.add("I live in Berlin.", "sam", at=at(0), chat="c1")
+    mem.messages.index("sam", "Good to know!", role="assistant", chat="c1", at=at(0))
+    other = mem.add("I play the cello.", "sam", at=at(1), chat="c2")
+    mem.add("I play the cello.", "ana", at=at(1), chat="c1")
+    mem.workers.close()
+    mem.add_turn("sam", "user", "I work at Siemens.", chat="c1", at=at(2))
+    gone = mem.messages.delete_chat("sam", "c1")
+    assert (gone["messages"], gone["jobs"]) == (2, 1) and gone["facts"] >= 1
+    assert mem.messages.thread("sam", "c1").total == 0 and mem.jobs("sam", status="queued") == []
+    assert [f.episode_id for f in mem.list_facts("sam").facts] == [other.episode_id]
+    assert mem.messages.thread("ana", "c1").total == 1 and mem.list_facts("ana").total == 1
+    assert mem.messages.delete_chat("sam", "c1") == {"messages": 0, "facts": 0, "jobs": 0, "restored": 0}
+
+
+def test_delete_of_an_unknown_message_or_a_bad_chat_is_refused(mem):
+    with pytest.raises(NotFound):
+        mem.messages.delete("sam", "nope")
+    for chat in ("", None):
+        with pytest.raises(InputError):
+            mem.messages.delete_chat("sam", chat)
+
+
+def test_a_user_deletes_only_their_own_messages(mem):
+    kept = mem.add("I live in Berlin.", "ana", at=at(0))
+    sam = mem.as_user("sam")
+    from kenning import PermissionDenied
+    with pytest.raises(PermissionDenied):
+        sam.messages.delete("ana", kept.episode_id)
+    with pytest.raises(PermissionDenied):
+        sam.messages.delete_chat("ana", "c1")
+    assert mem.messages.get("ana", kept.episode_id).content == "I live in Berlin."

@@ -276,6 +276,16 @@ class MessageRequests:
                     params=_clean({"q": query, "exclude_chat": exclude_chat, "limit": limit}),
                     parse=_as(list[MessageHit]), environment=environment)
 
+    def delete(self, dataset: str, message_id: str, *, project: str | None = None,
+               environment: str | None = None) -> Call:
+        _scope(project)
+        return Call("DELETE", f"/v1/datasets/{_q(dataset)}/messages/{_q(message_id)}", environment=environment)
+
+    def delete_chat(self, dataset: str, chat: str, *, project: str | None = None,
+                    environment: str | None = None) -> Call:
+        _scope(project)
+        return Call("DELETE", f"/v1/datasets/{_q(dataset)}/chats/{_q(chat)}", environment=environment)
+
 
 class NoteRequests:
     def save(self, dataset: str, text: str, namespace: str = "user", *, project: str | None = None,

@@ -10,7 +10,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from . import timeutil
-from .errors import Conflict, NotFound
+from .errors import Conflict, InputError, NotFound
 from .model import ChatPage, Episode, MessageHit, MessagePage
 from .recall import message_hit
 from .write import check_id, check_role, check_room, check_text, message_context, message_embed_text
@@ -58,6 +58,28 @@ class Messages:
         if found is None:
             raise NotFound(f"no message {message_id!r} in dataset {dataset!r}")
         return found
+
+    def delete(self, dataset: str, message_id: str, *, project: str | None = None,
+               environment: str | None = None) -> dict[str, int]:
+        """Remove one message for good, with the facts mined from it and the queued turn that carried it
+        (a person taking back what they said takes back what it taught); a value one of those facts had
+        superseded is live again. Returns the rows removed per kind (``messages``, ``facts``, ``jobs``) and
+        the facts made live again (``restored``). Unlike ``delete_fact``, nothing stays in the history."""
+        scope = self._s.scope(dataset, project, environment)
+        check_id(message_id, "message_id")
+        with self._s.store.transaction(scope):
+            if self._s.store.get_episode(scope, message_id) is None:
+                raise NotFound(f"no message {message_id!r} in dataset {dataset!r}")
+            return self._s.store.delete_messages(scope, [message_id])
+
+    def delete_chat(self, dataset: str, chat: str, *, project: str | None = None,
+                    environment: str | None = None) -> dict[str, int]:
+        """``delete`` for every message of one chat (a chat with none removes nothing: all zeros)."""
+        scope = self._s.scope(dataset, project, environment)
+        if not isinstance(chat, str) or not chat:
+            raise InputError("chat must name the chat to delete")
+        check_id(chat, "chat")
+        return self._s.store.delete_messages(scope, chat=chat)
 
     def chats(self, dataset: str, limit: int = 50, offset: int = 0, *, project: str | None = None,
               environment: str | None = None) -> ChatPage:

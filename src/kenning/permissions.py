@@ -239,6 +239,14 @@ class _UserMessages(_UserPart):
         self._u._own(dataset, "messages.thread")
         return self._u._m.messages.thread(dataset, *args, **self._u._plain(kw))
 
+    def delete(self, dataset: str, *args, **kw):
+        self._u._own(dataset, "messages.delete")
+        return self._u._m.messages.delete(dataset, *args, **self._u._plain(kw))
+
+    def delete_chat(self, dataset: str, *args, **kw):
+        self._u._own(dataset, "messages.delete_chat")
+        return self._u._m.messages.delete_chat(dataset, *args, **self._u._plain(kw))
+
 
 class _NoDocuments(_UserPart):
     def __getattr__(self, name: str):

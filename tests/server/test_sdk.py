@@ -104,6 +104,25 @@ def test_sdk_as_user_and_documents_and_core(keyed_server):
     alex.close()
 
 
+def test_messages_delete_over_http_as_the_user_and_not_as_another(keyed_server):
+    svc = RemoteMemory(keyed_server.url, keyed_server.keys["service"])
+    said = svc.add("I moved to Lisbon.", "sam", chat="c1")
+    svc.messages.index("sam", "Lovely city!", role="assistant", chat="c1")
+    kept = svc.add("I play the cello.", "sam", chat="c2")
+    sam, ana = svc.as_user("sam"), svc.as_user("ana")
+    with pytest.raises(PermissionDenied):
+        ana.messages.delete("sam", said.episode_id)
+    with pytest.raises(PermissionDenied):
+        ana.messages.delete_chat("sam", "c1")
+    assert sam.messages.delete("sam", said.episode_id) == {"messages": 1, "facts": 1, "jobs": 0, "restored": 0}
+    with pytest.raises(NotFound):
+        sam.messages.delete("sam", said.episode_id)
+    assert sam.messages.delete_chat("sam", "c1")["messages"] == 1
+    assert [f.episode_id for f in sam.list_facts("sam").facts] == [kept.episode_id]
+    for client in (svc, sam, ana):
+        client.close()
+
+
 def test_export_import_over_http(keyed_server, tmp_path):
     svc = RemoteMemory(keyed_server.url, keyed_server.keys["service"])
     svc.add("I live in Berlin.", "sam", at="2026-07-01T10:00:00Z")
@@ -186,6 +205,10 @@ def _url_calls(m, bad):
         "messages.thread": lambda: m.messages.thread(bad, "c1"),
         "messages.search": lambda: m.messages.search(bad, "x"),
         "messages.index": lambda: m.messages.index(bad, "x"),
+        "messages.delete id": lambda: m.messages.delete("victim", bad),
+        "messages.delete dataset": lambda: m.messages.delete(bad, "m1"),
+        "messages.delete_chat chat": lambda: m.messages.delete_chat("victim", bad),
+        "messages.delete_chat dataset": lambda: m.messages.delete_chat(bad, "c1"),
         "notes.forget id": lambda: m.notes.forget("victim", bad),
         "notes.save": lambda: m.notes.save(bad, "x"),
         "notes.list": lambda: m.notes.list(bad),

@@ -261,6 +261,18 @@ export class Messages extends Part {
     return this.http.send({ method: "GET", path: `/v1/datasets/${q(dataset)}/messages/search`,
       query: { q: query, exclude_chat: options.excludeChat, limit: options.limit } }, call(options));
   }
+
+  /** Remove a message for good with the facts mined from it; a value they superseded is live again.
+   * Resolves to the rows removed per kind (`messages`, `facts`, `jobs`) and the facts `restored`. */
+  delete(dataset: string, messageId: string, options?: CallOptions): Promise<Record<string, number>> {
+    return this.http.send({ method: "DELETE", path: `/v1/datasets/${q(dataset)}/messages/${q(messageId)}` },
+      call(options));
+  }
+
+  /** `delete` for every message of one chat, and its turns still queued. */
+  deleteChat(dataset: string, chat: string, options?: CallOptions): Promise<Record<string, number>> {
+    return this.http.send({ method: "DELETE", path: `/v1/datasets/${q(dataset)}/chats/${q(chat)}` }, call(options));
+  }
 }
 
 export class Notes extends Part {

@@ -84,6 +84,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/datasets/{dataset}/chats/{chat}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a chat and what was mined from it
+         * @description Every message of the chat, as `DELETE …/messages/{message_id}` removes one (all zeros when the chat
+         *     holds none).
+         */
+        delete: operations["messages_delete_chat"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/datasets/{dataset}/core": {
         parameters: {
             query?: never;
@@ -387,7 +408,14 @@ export interface paths {
         get: operations["messages_get"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete a message and what was mined from it
+         * @description The message is removed for good, with the facts that cite it and the queued turn that carried it; a
+         *     value one of those facts had superseded is live again. The answer counts the rows removed per kind
+         *     (`messages`, `facts`, `jobs`) and the facts made live again (`restored`). A 404 when there is no such
+         *     message.
+         */
+        delete: operations["messages_delete"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2177,6 +2205,45 @@ export interface operations {
             };
         };
     };
+    messages_delete_chat: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description the environment to act in (default: the server's); an API key is for every environment of its project, a user token for its own */
+                "x-kenning-environment"?: string | null;
+            };
+            path: {
+                /** @description the chat or thread */
+                chat: string;
+                /** @description the end user whose memory this is */
+                dataset: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request cannot be served; `error.code` says why */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: number;
+                    };
+                };
+            };
+        };
+    };
     core_list: {
         parameters: {
             query?: {
@@ -2812,6 +2879,45 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Episode"];
+                };
+            };
+        };
+    };
+    messages_delete: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description the environment to act in (default: the server's); an API key is for every environment of its project, a user token for its own */
+                "x-kenning-environment"?: string | null;
+            };
+            path: {
+                /** @description the end user whose memory this is */
+                dataset: string;
+                /** @description the message's id */
+                message_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request cannot be served; `error.code` says why */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: number;
+                    };
                 };
             };
         };

@@ -30,6 +30,8 @@ test("an id or name that would resolve to another route is refused before any re
     await assert.rejects(memory.deleteDataset(bad), InputError, `deleteDataset(${bad})`);
     await assert.rejects(memory.listFacts(bad), InputError, `listFacts(${bad})`);
     await assert.rejects(memory.messages.get("victim", bad), InputError, `messages.get(victim, ${bad})`);
+    await assert.rejects(memory.messages.delete("victim", bad), InputError, `messages.delete(victim, ${bad})`);
+    await assert.rejects(memory.messages.deleteChat("victim", bad), InputError, `messages.deleteChat(victim, ${bad})`);
     await assert.rejects(memory.notes.forget("victim", bad), InputError, `notes.forget(victim, ${bad})`);
     await assert.rejects(memory.documents.read(bad, "plan.md"), InputError, `documents.read(${bad})`);
   }

@@ -395,6 +395,13 @@ class DatasetStore(ABC):
     def delete_dataset(self, scope: Scope) -> dict[str, int]:
         """Erase every row of one dataset in one transaction; the rows removed, per table."""
 
+    @abstractmethod
+    def delete_messages(self, scope: Scope, episode_ids: Sequence[str] | None = None, *,
+                        chat: str | None = None) -> dict[str, int]:
+        """Remove messages (these ids, or every message of ``chat``) in one transaction, with the facts that
+        cite them and the jobs that carried them; a fact one of them superseded takes its place again.
+        The rows removed (``messages``, ``facts``, ``jobs``) and the facts made live again (``restored``)."""
+
 
 KEY_ID_CHARS = 16   # a key's id: the first hex digits of its hash (public: it names the key, proves nothing)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from abc import abstractmethod
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -64,6 +64,12 @@ class Dialect:
 
     def sql(self, text: str) -> str:
         return _translate(text, self.placeholder)
+
+    def json_text(self, column: str, key: str) -> str:
+        """One key of a JSON column as text: ``json_extract`` (SQLite) or ``->>`` (PostgreSQL's jsonb)."""
+        if self.placeholder == "?":
+            return f"json_extract({column}, '$.{key}')"
+        return f"({column} ->> '{key}')"
 
     load_time = staticmethod(load_time)   # either backend's time value → an aware UTC datetime
     load_json = staticmethod(load_json)   # either backend's JSON column → Python values
@@ -475,6 +481,69 @@ class SQLStore(Store):
             self._write(f"DELETE FROM usage WHERE {SCOPED}", tuple(scope))
         self._changed(scope)
         return counts
+
+    def delete_messages(self, scope: Scope, episode_ids: Sequence[str] | None = None, *,
+                        chat: str | None = None) -> dict[str, int]:
+        with self.transaction(scope):
+            if episode_ids is None:
+                rows = self._read(f"SELECT episode_id FROM episodes WHERE {SCOPED} AND chat = ?", (*scope, chat))
+                episode_ids = [r["episode_id"] for r in rows]
+            ids = list(dict.fromkeys(episode_ids))
+            queued = 0
+            if chat is not None:   # its turns still queued: a worker would bring them back
+                queued = self._write(f"DELETE FROM jobs WHERE {SCOPED} AND status IN ('queued', 'distilling')"
+                                     f" AND {self.dialect.json_text('payload', 'chat')} = ?", (*scope, chat))
+            if not ids:
+                if queued:
+                    self._changed(scope)
+                return {"messages": 0, "facts": 0, "jobs": queued, "restored": 0}
+            cited, cited_params = self.dialect.any_of("episode_id", ids)
+            gone = {r["fact_id"]: r for r in self._read(
+                f"SELECT fact_id, valid_at, invalid_at, superseded_by FROM facts WHERE {SCOPED} AND {cited}",
+                (*scope, *cited_params))}
+            restored = self._mend_history(scope, gone) if gone else 0
+            facts = 0
+            if gone:
+                among, params = self.dialect.any_of("fact_id", list(gone))
+                facts = self._write(f"DELETE FROM facts WHERE {SCOPED} AND {among}", (*scope, *params))
+            # The turns that carried them: a queued one would bring its message back, a done one keeps its words.
+            sent, sent_params = self.dialect.any_of(self.dialect.json_text("payload", "message_id"), ids)
+            kept, kept_params = self.dialect.any_of(self.dialect.json_text("result", "episode_id"), ids)
+            jobs = self._write(f"DELETE FROM jobs WHERE {SCOPED} AND ({sent} OR {kept})",
+                               (*scope, *sent_params, *kept_params))
+            among, params = self.dialect.any_of("episode_id", ids)
+            messages = self._write(f"DELETE FROM episodes WHERE {SCOPED} AND {among}", (*scope, *params))
+        self._changed(scope)
+        return {"messages": messages, "facts": facts, "jobs": jobs + queued, "restored": restored}
+
+    def _mend_history(self, scope: Scope, gone: dict[str, Mapping]) -> int:
+        """Before the facts in ``gone`` are removed: what each superseded takes its place again when it was
+        the live value (no later value exists), or points at what superseded it. Returns the facts restored."""
+        among, params = self.dialect.any_of("superseded_by", list(gone))
+        restored = 0
+        for row in self._read(f"SELECT fact_id, predicate, object, valid_until, superseded_by FROM facts"
+                              f" WHERE {SCOPED} AND {among}", (*scope, *params)):
+            if row["fact_id"] in gone:
+                continue
+            successor = gone[row["superseded_by"]]
+            while successor["superseded_by"] in gone:   # a chain of removed values: follow it to its end
+                successor = gone[successor["superseded_by"]]
+            if successor["superseded_by"] is not None:   # a later value stays: it now supersedes this one
+                self._write(f"UPDATE facts SET superseded_by = ? WHERE {SCOPED} AND fact_id = ?",
+                            (successor["superseded_by"], *scope, row["fact_id"]))
+                continue
+            live = self._read(f"SELECT 1 FROM facts WHERE {SCOPED} AND predicate = ? AND object = ?"
+                              " AND invalid_at IS NULL LIMIT 1", (*scope, row["predicate"], row["object"]))
+            if successor["invalid_at"] is not None or live:   # what replaced it was deleted, or it lives on
+                self._write(f"UPDATE facts SET superseded_by = NULL WHERE {SCOPED} AND fact_id = ?",
+                            (*scope, row["fact_id"]))
+                continue
+            ended = row["valid_until"] is not None and row["valid_until"] == successor["valid_at"]
+            self._write("UPDATE facts SET invalid_at = NULL, superseded_by = NULL"
+                        f"{', valid_until = NULL' if ended else ''} WHERE {SCOPED} AND fact_id = ?",
+                        (*scope, row["fact_id"]))
+            restored += 1
+        return restored
 
     # -- the job queue ------------------------------------------------------------------------------
     def enqueue(self, job: Job) -> tuple[Job, bool]:

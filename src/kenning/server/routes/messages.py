@@ -1,4 +1,4 @@
-"""Earlier chat messages: index, search, read."""
+"""Earlier chat messages: index, search, read, delete."""
 from __future__ import annotations
 
 from fastapi import APIRouter, Depends
@@ -58,5 +58,25 @@ def routes(api: Api) -> APIRouter:
         """One message with its role, chat and time (a 404 when the dataset has no such message)."""
         m, kw = api.memory_for(p)
         return m.messages.get(dataset, message_id, **kw)
+
+    @router.delete("/v1/datasets/{dataset}/messages/{message_id}", response_model=dict[str, int],
+                   operation_id="messages_delete", summary="Delete a message and what was mined from it")
+    def delete_message(dataset: str = dataset_path(), message_id: str = id_path("the message's id"),
+                       p: Principal = Depends(api.principal)):
+        """The message is removed for good, with the facts that cite it and the queued turn that carried it; a
+        value one of those facts had superseded is live again. The answer counts the rows removed per kind
+        (`messages`, `facts`, `jobs`) and the facts made live again (`restored`). A 404 when there is no such
+        message."""
+        m, kw = api.memory_for(p, write=True)
+        return m.messages.delete(dataset, message_id, **kw)
+
+    @router.delete("/v1/datasets/{dataset}/chats/{chat}", response_model=dict[str, int],
+                   operation_id="messages_delete_chat", summary="Delete a chat and what was mined from it")
+    def delete_chat(dataset: str = dataset_path(), chat: str = id_path("the chat or thread"),
+                    p: Principal = Depends(api.principal)):
+        """Every message of the chat, as `DELETE …/messages/{message_id}` removes one (all zeros when the chat
+        holds none)."""
+        m, kw = api.memory_for(p, write=True)
+        return m.messages.delete_chat(dataset, chat, **kw)
 
     return router
