@@ -38,8 +38,11 @@ def test_add_turn_returns_at_once_and_flush_applies_it(new_memory):
 def test_assistant_turn_and_repeated_client_ref_are_answered_at_once(new_memory):
     with new_memory(settings=Settings(worker_threads=0)) as mem:
         skipped = mem.add_turn("sam", "assistant", "You should visit Porto.", thread="t1", message_id="a-1")
-        assert (skipped.status, skipped.reason) == ("skipped", "skipped_non_user_turn")
+        assert (skipped.status, skipped.reason, skipped.already_exists) == ("skipped", "skipped_non_user_turn", False)
         assert mem.messages.get("sam", "a-1").role == "assistant"  # kept at once, never queued or mined
+        reply = mem.add_turn("sam", "assistant", "Enjoy the trip!", thread="t1", client_ref="reply-1")
+        again = mem.add_turn("sam", "assistant", "Enjoy the trip!", thread="t1", client_ref="reply-1")
+        assert (again.reason, again.already_exists, reply.already_exists) == ("already_ingested", True, False)
         first = mem.add_turn("sam", "user", "I play the cello.", client_ref="msg-1")
         again = mem.add_turn("sam", "user", "I play the cello.", client_ref="msg-1")
         assert (again.status, again.reason, again.already_exists) == ("skipped", "already_ingested", True)

@@ -447,6 +447,21 @@ def test_an_assistant_turn_is_recalled_with_its_role(mem):
     assert all(f.episode_id != "a-1" for f in mem.list_facts("sam", include_invalidated=True).facts)
 
 
+def test_the_question_itself_and_a_tool_s_items_are_not_recalled_as_messages(mem):
+    """An agent framework keeps the turn before it recalls for it, and its tool calls as role "tool"
+    messages: neither is evidence. The same words said earlier in another message still count once."""
+    mem.messages.index("sam", "My sister Ines is visiting from Porto next week.", chat="c1", at="2026-02-01T09:00:00Z")
+    mem.messages.index("sam", '{"type": "function_call", "name": "recall", "arguments": "{\\"query\\": \\"Ines Porto\\"}"}',
+                       role="tool", chat="c2", message_id="call-1", at="2026-02-03T09:00:00Z")
+    question = "When is my sister Ines visiting from Porto?"
+    mem.messages.index("sam", question, chat="c2", message_id="now", at="2026-02-03T09:00:01Z")
+    res = mem.recall(question, "sam")
+    ids = [m.message_id for m in res.messages]
+    assert ids and "now" not in ids and "call-1" not in ids
+    assert "Ines is visiting" in res.context and "function_call" not in res.context
+    assert [h.message_id for h in mem.messages.search("sam", "recall Ines Porto function")][:3].count("call-1") == 1
+
+
 def test_the_person_s_own_name_reads_as_the_user(mem):
     mem.add("Hi! I'm Dan, 31, data analyst at Indeed in Austin.", "sam", at="2026-01-08T19:12:00Z", chat="d1")
     mem.add("My girlfriend and I have a beagle called Rufus.", "sam", at="2026-01-08T19:16:00Z", chat="d1")

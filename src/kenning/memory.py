@@ -240,7 +240,8 @@ class Memory:
             # promised can be recalled), answered at once like a repeat.
             done = self.services.writer.add(scope, content, at=when, role=role, client_ref=client_ref,
                                             chat=chat or thread, message_id=message_id, temporary=temporary)
-            return Receipt(status="skipped", reason=done.reason, result=done)
+            return Receipt(status="skipped", reason=done.reason, result=done,
+                           already_exists=done.reason == "already_ingested")
         check_room(self.store, self.settings, scope, len(content))
         waiting = self.store.count_jobs(("queued", "distilling"), *scope)
         if waiting >= self.settings.max_open_jobs:

@@ -444,7 +444,9 @@ class Recaller:
 
         items: list[RecallItem] = []
         room = {kind: limit * 2 + 5 for kind in ("fact", "note", "message")}   # enough to re-rank by source
-        said: set[str] = set()     # a text said again (a stock reply, a pasted note) is shown once, where it ranks best
+        # A text said again (a stock reply, a pasted note) is shown once, where it ranks best; the query's own
+        # words, kept as a message (a framework stores the turn before it recalls for it), answer nothing.
+        said: set[str] = {" ".join(query.lower().split())}
         for kind, key in order:
             if not room[kind]:
                 continue
@@ -465,7 +467,8 @@ class Recaller:
                 room[kind] -= 1
             else:
                 e = episodes.get(key)
-                if e is None or e.at > at or _again(e.content, said):
+                # a tool's call or output (an agent framework's item, kept verbatim) is not the conversation
+                if e is None or e.at > at or e.role == "tool" or _again(e.content, said):
                     continue
                 hit = message_hit(e, score, sig)
                 items.append(RecallItem(kind="message", id=key, text=e.content, score=score, signals=sig,

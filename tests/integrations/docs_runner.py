@@ -9,6 +9,8 @@ and leave the page untested.
 from __future__ import annotations
 
 import re
+import sys
+import types
 from pathlib import Path
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "integrations"
@@ -33,9 +35,13 @@ def run_page(page: str, folder: Path, monkeypatch, swap: dict[str, str] | None =
     text = "\n".join(blocks)
     for old, new in (swap or {}).items():
         assert old in text, f"the swap {old!r} no longer appears in docs/integrations/{page}"
-    ns: dict = {"__name__": "__docs__", **(namespace or {})}
+    # The page runs as a module of its own (a dataclass on it finds its module), compiled without this
+    # file's ``from __future__`` flags: what the reader's own session would have.
+    module = types.ModuleType("__docs__")
+    module.__dict__.update(namespace or {})
+    monkeypatch.setitem(sys.modules, "__docs__", module)
     for i, code in enumerate(blocks):
         for old, new in (swap or {}).items():
             code = code.replace(old, new)
-        exec(compile(code, f"docs/integrations/{page} block {i + 1}", "exec"), ns)
-    return ns
+        exec(compile(code, f"docs/integrations/{page} block {i + 1}", "exec", dont_inherit=True), module.__dict__)
+    return module.__dict__

@@ -20,7 +20,7 @@ from datetime import datetime
 from typing import Any, Literal
 
 from ..errors import InputError, NotFound, PermissionDenied
-from ..model import Note, Receipt, RecallResult
+from ..model import CoreFile, Episode, MessagePage, Note, NoteHit, RecallResult, Receipt
 
 __all__ = ["UserMemoryBinding", "turn_ref"]
 
@@ -91,10 +91,66 @@ class UserMemoryBinding:
             raise NotFound(f"no note or fact {memory_id!r} in this user's memory") from None
 
     def add_turn(self, role: str, content: str, *, chat: str | None = None, client_ref: str | None = None,
-                 at: datetime | str | None = None) -> Receipt:
-        """Queue one turn and return at once (a user turn is mined by a worker; others are kept as said)."""
+                 at: datetime | str | None = None, message_id: str | None = None) -> Receipt:
+        """Queue one turn and return at once (a user turn is mined by a worker; others are kept as said).
+        ``message_id`` of a message already kept (``index_message``) with the same words: that message is
+        mined, not kept twice."""
+        ids = {"message_id": message_id} if message_id is not None else {}
         return self.memory.add_turn(self.dataset, role, content, chat=chat, client_ref=client_ref, at=at,
-                                    **self.where)
+                                    **ids, **self.where)
+
+    # -- exact records: core files of the binding's namespace, and its notes ranked ----------------------
+    # What a key-value store built on kenning (LangGraph's BaseStore) keeps its exact values in: versioned
+    # files, one per key, beside notes that carry their text into search and recall.
+    def read_file(self, path: str) -> CoreFile | None:
+        """The core file at ``path`` in the binding's namespace; None when there is none."""
+        try:
+            return self.memory.core.read(self.dataset, path, self.namespace, **self.where)
+        except NotFound:
+            return None
+
+    def write_file(self, path: str, text: str, expected_version: int | None = None) -> CoreFile:
+        """Create or overwrite at a new version (the old ones stay in the history); with ``expected_version``
+        (0: absent) only if the file is still at it, else :class:`~kenning.errors.MemoryConflict`."""
+        return self.memory.core.write(self.dataset, path, text, expected_version, self.namespace, **self.where)
+
+    def remove_file(self, path: str) -> bool:
+        """Delete the file (its versions stay in the history); False when there was none."""
+        try:
+            self.memory.core.remove(self.dataset, path, self.namespace, **self.where)
+            return True
+        except NotFound:
+            return False
+
+    def files(self) -> list[CoreFile]:
+        """Every core file of the binding's namespace, contents included."""
+        return self.memory.core.list(self.dataset, self.namespace, **self.where)
+
+    def search_notes(self, query: str, limit: int = 10) -> list[NoteHit]:
+        """The namespace's notes that answer ``query``, best first, ranked as recall ranks them."""
+        return self.memory.notes.search(self.dataset, query, limit, self.namespace, **self.where)
+
+    # -- a chat's messages, as a framework's conversation store keeps them ----------------------------
+    # What a session (the Agents SDK's Session) is built on: messages kept now, in order, and taken back.
+    def index_message(self, role: str, content: str, *, chat: str | None = None, message_id: str | None = None,
+                      at: datetime | str | None = None) -> Episode:
+        """Keep one message now, not mined (the next turn reads it at once); the ``message_id`` of a message
+        already kept with the same words returns that message, with other words raises ``Conflict``."""
+        return self.memory.messages.index(self.dataset, content, role=role, chat=chat, message_id=message_id,
+                                          at=at, **self.where)
+
+    def thread(self, chat: str | None, limit: int = 100, offset: int = 0) -> MessagePage:
+        """A stretch of one chat's messages, oldest first, with the chat's ``total``."""
+        return self.memory.messages.thread(self.dataset, chat, limit=limit, offset=offset, **self.where)
+
+    def delete_message(self, message_id: str) -> dict[str, int]:
+        """Remove a message for good, with the facts mined from it (counts per kind); an unknown id raises
+        :class:`~kenning.errors.NotFound`."""
+        return self.memory.messages.delete(self.dataset, message_id, **self.where)
+
+    def delete_chat(self, chat: str) -> dict[str, int]:
+        """``delete_message`` for every message of ``chat`` (none: all zeros)."""
+        return self.memory.messages.delete_chat(self.dataset, chat, **self.where)
 
     # -- the same, awaitable -----------------------------------------------------------------------
     async def arecall(self, query: str, limit: int = 10, *, as_of: datetime | str | None = None) -> RecallResult:
@@ -113,5 +169,6 @@ class UserMemoryBinding:
         return await asyncio.to_thread(self.forget, memory_id)
 
     async def aadd_turn(self, role: str, content: str, *, chat: str | None = None, client_ref: str | None = None,
-                        at: datetime | str | None = None) -> Receipt:
-        return await asyncio.to_thread(self.add_turn, role, content, chat=chat, client_ref=client_ref, at=at)
+                        at: datetime | str | None = None, message_id: str | None = None) -> Receipt:
+        return await asyncio.to_thread(self.add_turn, role, content, chat=chat, client_ref=client_ref, at=at,
+                                       message_id=message_id)

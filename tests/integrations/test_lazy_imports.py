@@ -1,0 +1,37 @@
+"""The frameworks stay optional: ``import kenning`` (and building a Memory) loads none of them, and each
+adapter loads only its own. Run in fresh interpreters, since this process has imported them all."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+FRAMEWORKS = ("langgraph", "langchain_core", "langmem", "agents", "openai", "llama_index", "pydantic_ai", "anthropic")
+
+
+def loaded(code: str) -> list[str]:
+    """The framework packages a fresh interpreter has imported after running ``code``."""
+    probe = (f"{code}\nimport sys, json\n"
+             f"print(json.dumps(sorted({{m.split('.')[0] for m in sys.modules}} & set({list(FRAMEWORKS)!r}))))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_kenning_and_a_working_memory_load_no_framework():
+    assert loaded("import kenning, kenning.integrations\nfrom kenning import Memory\n"
+                  "m = Memory(':memory:', embedder=None)\nm.add('I live in Porto.', 'sam')\nm.close()") == []
+
+
+@pytest.mark.parametrize("module, own", [
+    ("langgraph", {"langgraph", "langchain_core"}),
+    ("openai_agents", {"agents", "openai"}),
+    ("llamaindex", {"llama_index"}),
+    ("pydantic_ai", {"pydantic_ai"}),
+])
+def test_each_adapter_loads_its_own_framework_only(module, own):
+    got = set(loaded(f"import kenning.integrations.{module}"))
+    assert own <= got, f"{module} did not load {own - got}"
+    # no adapter brings in another's framework (what a framework itself imports, such as a model SDK, is its own)
+    assert not (got & ({"langgraph", "langmem", "agents", "llama_index", "pydantic_ai"} - own)), got
