@@ -460,6 +460,10 @@ ROUTES: dict[str, Route] = {
         for c in [None, *ids.chats]]),
     "GET /v1/datasets/{dataset}/messages/{message_id}": Route(False, "any", lambda ds, ids, who: [
         Req("GET", f"{_d(ds)}/messages/{m}", ds=ds) for m in ids.message_ids]),
+    "DELETE /v1/datasets/{dataset}/messages/{message_id}": Route(True, "any", lambda ds, ids, who: [
+        Req("DELETE", f"{_d(ds)}/messages/{m}", ds=ds) for m in ids.message_ids]),
+    "DELETE /v1/datasets/{dataset}/chats/{chat}": Route(True, "any", lambda ds, ids, who: [
+        Req("DELETE", f"{_d(ds)}/chats/{c}", ds=ds) for c in ids.chats]),
     "POST /v1/datasets/{dataset}/notes": Route(True, "any", lambda ds, ids, who: [
         Req("POST", f"{_d(ds)}/notes", json={"text": "lighthouse attacker note", "namespace": ns}, ds=ds)
         for ns in ("user", "organization", "agent:x")]),
@@ -543,7 +547,7 @@ def api_routes(app) -> set[str]:
             if inner is not None:
                 walk(inner.routes)
             elif isinstance(r, APIRoute) and r.include_in_schema:
-                registered.update(f"{m} {r.path.replace(':path}', '}')}" for m in r.methods)
+                registered.update(f"{m} {r.path_format}" for m in r.methods)   # {x:path} → {x}
     walk(app.routes)
     assert registered <= documented, registered - documented
     return documented
@@ -1012,6 +1016,8 @@ LIBRARY: dict[str, Callable[[str, Ids], list[Call]]] = {
     "messages.chats": lambda ds, ids: [L("messages.chats", ds, 100, ds=ds)],
     "messages.thread": lambda ds, ids: [L("messages.thread", ds, c, 100, ds=ds) for c in [None, *ids.chats]],
     "messages.search": lambda ds, ids: [L("messages.search", ds, Q, c, 100, ds=ds) for c in [None, *ids.chats[:1]]],
+    "messages.delete": lambda ds, ids: [L("messages.delete", ds, m, ds=ds) for m in ids.message_ids],
+    "messages.delete_chat": lambda ds, ids: [L("messages.delete_chat", ds, c, ds=ds) for c in ids.chats],
     "documents.delete": lambda ds, ids: [L("documents.delete", k, p, docs=True) for k, p in ids.docs],
     "documents.list": lambda ds, ids: [L("documents.list", k, docs=True)
                                        for k in dict.fromkeys(k for k, _ in ids.docs)],

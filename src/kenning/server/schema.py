@@ -14,6 +14,7 @@ from typing import Annotated, Literal
 
 from fastapi import Header, Path, Query
 from pydantic import BeforeValidator, Field, WithJsonSchema
+from starlette.convertors import Convertor, register_url_convertor
 
 from ..model import JOB_STATUSES
 from ..services import MAX_QUERY_CHARS
@@ -118,6 +119,22 @@ def dataset_path() -> object:
 # An id in a URL path: no '/', and at least one character that is neither a space nor a dot (so never '.'
 # or '..', which URL handling resolves away: the guard refuses such segments before any route).
 ID_SEGMENT = ("^[^/]*[^/." + WORDS[2:-1] + "][^/]*$")
+
+
+class MessageId(Convertor):
+    """A message id in a URL: any segment but ``search``, which names the search route beside it
+    (``/messages/search``), so that path serves GET alone and its ``Allow`` says so."""
+
+    regex = r"(?!search(?:/|$))[^/]+"
+
+    def convert(self, value: str) -> str:
+        return value
+
+    def to_string(self, value: str) -> str:
+        return value
+
+
+register_url_convertor("message_id", MessageId())
 
 
 def id_path(description: str) -> object:

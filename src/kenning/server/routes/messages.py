@@ -50,7 +50,7 @@ def routes(api: Api) -> APIRouter:
         m, kw = api.memory_for(p)
         return m.messages.search(dataset, q, exclude_chat=exclude_chat, limit=limit, **kw)
 
-    @router.get("/v1/datasets/{dataset}/messages/{message_id}", response_model=Episode,
+    @router.get("/v1/datasets/{dataset}/messages/{message_id:message_id}", response_model=Episode,
                 operation_id="messages_get", summary="Read one message")
     def get_message(dataset: str = dataset_path(),
                     message_id: str = id_path("the message's id"),
@@ -59,7 +59,7 @@ def routes(api: Api) -> APIRouter:
         m, kw = api.memory_for(p)
         return m.messages.get(dataset, message_id, **kw)
 
-    @router.delete("/v1/datasets/{dataset}/messages/{message_id}", response_model=dict[str, int],
+    @router.delete("/v1/datasets/{dataset}/messages/{message_id:message_id}", response_model=dict[str, int],
                    operation_id="messages_delete", summary="Delete a message and what was mined from it")
     def delete_message(dataset: str = dataset_path(), message_id: str = id_path("the message's id"),
                        p: Principal = Depends(api.principal)):
