@@ -360,3 +360,20 @@ def test_identifiers_have_a_length_limit(new_memory, field):
         m.add("I live in Oslo.", "sam", **{field: "x" * 257})
     m.add("I live in Oslo.", "sam", **{field: "x" * 256})
     assert m.store.count_jobs(("queued",)) == 0
+
+
+def test_a_program_that_ends_without_close_lets_the_job_in_flight_finish(tmp_path):
+    """The embedded workers are stopped at interpreter exit: a worker killed inside the parser at teardown
+    took the process down (SIGSEGV/SIGABRT) and left its job leased until the lease ran out."""
+    import subprocess
+    import sys
+
+    db = tmp_path / "k.db"
+    code = ("from kenning import Memory\n"
+            f"mem = Memory('sqlite:///{db}', embedder=None, extractor='parse')\n"
+            "mem.add_turn('sam', 'user', 'I work at Stripe and my sister Ines lives in Porto.', chat='t1')\n")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr[-2000:]
+    with Memory(f"sqlite:///{db}", embedder=None, settings=Settings(worker_threads=0)) as mem:
+        assert [j.status for j in mem.jobs("sam")] == ["done"]
+        assert mem.list_facts("sam").total >= 1

@@ -9,11 +9,15 @@ threads; ``kenning worker`` runs the same loop as a process.
 """
 from __future__ import annotations
 
+import atexit
+import functools
 import logging
 import os
 import socket
 import threading
 import uuid
+import weakref
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from . import timeutil
@@ -128,7 +132,8 @@ class Worker:
                         store.finish(job.request_id, self.name, result.model_dump(mode="json", exclude={"memory"}))
                         beat.done(job.request_id)
             except LeaseLost:
-                log.warning("job %s was reclaimed by another worker; this run is rolled back", job.request_id)
+                log.warning("job %s was deleted (its message taken back) or reclaimed by another worker; this run "
+                            "is rolled back", job.request_id)
             except KenningError as exc:
                 self._fail(job, f"{type(exc).__name__}: {exc}", beat)
             except Exception as exc:  # noqa: BLE001
@@ -207,7 +212,7 @@ class Heartbeat:
                 self.open -= gone
                 self.lost |= gone
             for request_id in sorted(gone):
-                log.warning("job %s was reclaimed by another worker; worker %s stops counting on it",
+                log.warning("job %s was deleted or reclaimed by another worker; worker %s stops counting on it",
                             request_id, self.worker)
 
 
@@ -220,11 +225,17 @@ class WorkerThreads:
         self.wake = threading.Event()
         self.threads: list[threading.Thread] = []
         self._lock = threading.Lock()
+        self._at_exit: Callable[[], None] | None = None
 
     def ensure_started(self) -> None:
         with self._lock:
             if self.threads or self.count < 1:
                 return
+            # A program that ends without close(): stop the workers before the interpreter tears down, or a
+            # worker inside native code (the parser, the ONNX runtime) is killed mid-call and takes the
+            # process down with it, leaving its job leased until the lease runs out.
+            self._at_exit = functools.partial(_stop_at_exit, weakref.ref(self))
+            atexit.register(self._at_exit)
             for i in range(self.count):
                 worker = Worker(self.services, lease_seconds=self.lease_seconds, poll_seconds=0.2)
                 thread = threading.Thread(target=worker.run, args=(self.stop, self.wake), daemon=True,
@@ -245,3 +256,15 @@ class WorkerThreads:
         for thread in self.threads:
             thread.join(timeout)
         self.threads = []
+        if self._at_exit is not None:
+            atexit.unregister(self._at_exit)
+            self._at_exit = None
+
+
+EXIT_WAIT_SECONDS = 10.0   # at exit, how long a job in flight may take to finish before the process ends anyway
+
+
+def _stop_at_exit(ref: "weakref.ref[WorkerThreads]") -> None:
+    workers = ref()
+    if workers is not None:
+        workers.close(EXIT_WAIT_SECONDS)

@@ -20,6 +20,7 @@ from datetime import datetime
 from typing import Any, Literal
 
 from ..errors import InputError, NotFound, PermissionDenied
+from ..services import MAX_QUERY_CHARS
 from ..model import CoreFile, Episode, MessagePage, Note, NoteHit, RecallResult, Receipt
 
 __all__ = ["UserMemoryBinding", "turn_ref"]
@@ -60,7 +61,11 @@ class UserMemoryBinding:
 
     # -- read ---------------------------------------------------------------------------------------
     def recall(self, query: str, limit: int = 10, *, as_of: datetime | str | None = None) -> RecallResult:
+        """Recall for ``query``; a query longer than recall takes (a pasted document as the user's message) is
+        cut to its first :data:`~kenning.services.MAX_QUERY_CHARS` characters rather than failing the turn."""
         kwargs = {"as_of": as_of} if as_of is not None else {}
+        if isinstance(query, str):
+            query = query[:MAX_QUERY_CHARS]
         return self.memory.recall(query, self.dataset, limit, **kwargs, **self.where)
 
     def context(self, query: str, limit: int = 10) -> str:
