@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from kenning import Candidate, Conflict, Extractor, InputError, Memory, Scope
+from kenning.model import UNKNOWN_START
 
 T0 = datetime(2025, 1, 10, 9, 0, tzinfo=timezone.utc)  # well in the past: "now" is after every turn
 
@@ -143,6 +144,20 @@ def test_backfilled_value_becomes_history_ending_where_the_newer_starts(mem):
     assert objects(live(mem, "sam")) == ["lisbon"]
     berlin = next(f for f in history(mem, "sam") if f.object == "berlin")
     assert berlin.valid_until == at(100)
+
+
+def test_a_later_word_dated_back_before_an_undated_value_supersedes_it(mem):
+    """"I live in Berlin" (its start: only when it was said), then days later "I moved to Madrid last month":
+    the later word on the present wins. Berlin held until the move; when it began nobody said."""
+    mem.add("I live in Berlin.", "sam", at=at(40))
+    moved = mem.add("I moved to Madrid last month.", "sam", at=at(49))
+    assert objects(live(mem, "sam")) == ["madrid"]
+    madrid = mem.store.get_facts(sc("sam"), moved.memory_ids)[0]
+    berlin = next(f for f in history(mem, "sam") if f.object == "berlin")
+    assert madrid.valid_at < at(40) and berlin.superseded_by == madrid.fact_id
+    assert berlin.valid_at == UNKNOWN_START and berlin.valid_until == madrid.valid_at
+    assert objects(live(mem, "sam", as_of=at(45))) == ["madrid"]
+    assert objects(live(mem, "sam", as_of=madrid.valid_at - timedelta(days=1))) == ["berlin"]
 
 
 def test_values_arriving_out_of_order_fit_between_the_superseded_ones(mem):

@@ -529,6 +529,13 @@ class WritePipeline:
         if plan.valid_until is None:
             for old in others:
                 if plan.valid_at < old.valid_at:
+                    if old.valid_until is None and old.valid_at < at and self._start_unsaid(scope, old):
+                        # Said later and dated back ("I live in Berlin", then days later "I moved to Madrid
+                        # last month"): the later word on the present wins. The old value's start was only
+                        # when it was mentioned, so it becomes unknown; it held until the move.
+                        self.store.update_fact(scope, old.fact_id, valid_at=UNKNOWN_START)
+                        contradicted.append(old.model_copy(update={"valid_at": UNKNOWN_START}))
+                        continue
                     # An older value, or one that holds until a planned change: it ends where the other starts.
                     plan.valid_until = min(plan.valid_until or old.valid_at, old.valid_at)
                     continue
@@ -582,11 +589,15 @@ class WritePipeline:
         if end > fact.valid_at:
             self.store.update_fact(scope, fact.fact_id, valid_until=end)
             return True
-        said = self.store.get_episode(scope, fact.episode_id) if fact.episode_id else None
-        if said is not None and said.at == fact.valid_at:
+        if self._start_unsaid(scope, fact):
             self.store.update_fact(scope, fact.fact_id, valid_at=UNKNOWN_START, valid_until=end)
             return True
         return False
+
+    def _start_unsaid(self, scope: Scope, fact: Fact) -> bool:
+        """Whether the fact's start is only when it was first mentioned (its message's time), not a date said."""
+        said = self.store.get_episode(scope, fact.episode_id) if fact.episode_id else None
+        return said is not None and said.at == fact.valid_at
 
     def _supersede(self, scope: Scope, old: Fact, plan: _Plan, new_id: str, at: datetime) -> None:
         plan.supersedes.append(old.fact_id)

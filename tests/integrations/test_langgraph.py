@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import logging
 import sys
+from dataclasses import dataclass
 from datetime import timedelta
 
 import pytest
@@ -22,7 +24,8 @@ from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, Tool
 from langgraph.checkpoint.memory import InMemorySaver  # noqa: E402
 from langgraph.graph import END, START, MessagesState, StateGraph  # noqa: E402
 from langgraph.store.base import GetOp, ListNamespacesOp, MatchCondition, PutOp, SearchOp  # noqa: E402
-from pydantic import Field  # noqa: E402
+from pydantic import BaseModel, Field  # noqa: E402
+from typing_extensions import TypedDict  # noqa: E402
 
 from docs_runner import run_page  # noqa: E402
 from kenning import InputError, Memory, PermissionDenied  # noqa: E402
@@ -70,7 +73,7 @@ def memory(request):
 
 # -- the store ---------------------------------------------------------------------------------------------
 def test_items_round_trip_and_a_put_replaces_keeping_history(memory):
-    store = KenningStore(memory)
+    store = KenningStore(memory, user_at=1)
     value = {"content": "Sam takes coffee black", "tags": ["coffee", "ünïcode"], "n": 1.5, "ok": True,
              "nested": {"a": None, "b": [1, {"c": "d"}]}}
     store.put(SAM, "k1", value)
@@ -90,7 +93,7 @@ def test_items_round_trip_and_a_put_replaces_keeping_history(memory):
 
 
 def test_item_text_surfaces_in_recall_and_leaves_it_on_delete(mem):
-    store = KenningStore(mem)
+    store = KenningStore(mem, user_at=1)
     store.put(SAM, "allergy", {"content": "Sam is allergic to peanuts"})
     store.put(SAM, "city", {"city": "Lisbon", "since": 2019})
     assert "Sam is allergic to peanuts" in [n.text for n in mem.recall("peanuts", "sam").notes]
@@ -105,7 +108,7 @@ def test_item_text_surfaces_in_recall_and_leaves_it_on_delete(mem):
 
 
 def test_two_items_with_one_text_share_a_note_until_both_are_gone(mem):
-    store = KenningStore(mem)
+    store = KenningStore(mem, user_at=1)
     store.put(SAM, "a", {"content": "likes tea"})
     store.put(SAM, "b", {"content": "likes tea"})
     store.delete(SAM, "a")
@@ -116,7 +119,7 @@ def test_two_items_with_one_text_share_a_note_until_both_are_gone(mem):
 
 
 def test_search_ranks_by_query_filters_and_pages(memory):
-    store = KenningStore(memory)
+    store = KenningStore(memory, user_at=1)
     rows = {"coffee": {"content": "Sam takes coffee black", "kind": "preference", "stars": 5},
             "city": {"content": "Sam lives in Lisbon", "kind": "fact", "stars": 3},
             "pet": {"content": "Sam has a cat called Miso", "kind": "fact", "stars": 4, "meta": {"src": "chat"}},
@@ -146,7 +149,7 @@ def test_search_ranks_by_query_filters_and_pages(memory):
 
 
 def test_index_picks_what_search_and_recall_read(mem):
-    store = KenningStore(mem)
+    store = KenningStore(mem, user_at=1)
     store.put(SAM, "doc", {"title": "Oat milk trial", "body": "ignored text about trains"}, index=["title"])
     store.put(SAM, "secret", {"content": "door code 4812"}, index=False)
     assert [n.text for n in mem.notes.list("sam", "agent:langgraph")] == ["Oat milk trial"]
@@ -185,7 +188,7 @@ def test_list_namespaces_as_langgraph_tests_it(memory):
 
 
 def test_a_batch_reads_first_then_writes_last_put_wins(mem):
-    store = KenningStore(mem)
+    store = KenningStore(mem, user_at=1)
     store.put(SAM, "old", {"content": "to be deleted"})
     results = store.batch([
         PutOp(SAM, "k", {"content": "first"}),
@@ -205,7 +208,7 @@ def test_a_batch_reads_first_then_writes_last_put_wins(mem):
 
 
 def test_async_twins(mem):
-    store = KenningStore(mem)
+    store = KenningStore(mem, user_at=1)
 
     async def main():
         await store.aput(SAM, "k", {"content": "Sam plays the cello"})
@@ -222,7 +225,7 @@ def test_async_twins(mem):
 
 
 def test_what_the_store_refuses(mem):
-    store = KenningStore(mem)
+    store = KenningStore(mem, user_at=1)
     with pytest.raises(InputError, match=r"names no user.*user_at=1"):
         store.put(("sam",), "k", {"content": "x"})
     with pytest.raises(InputError, match="names no user"):
@@ -234,7 +237,7 @@ def test_what_the_store_refuses(mem):
     with pytest.raises(NotImplementedError, match="does not expire items"):
         store.batch([PutOp(SAM, "k", {"content": "x"}, ttl=5)])
     with pytest.raises(InputError, match="organization"):
-        KenningStore(mem, namespace="organization")
+        KenningStore(mem, user_at=1, namespace="organization")
     with pytest.raises(InputError, match="user_at"):
         KenningStore(mem, user_at=-1)
     with pytest.raises(InputError, match="names no user"):   # the batch is checked before anything runs
@@ -243,9 +246,26 @@ def test_what_the_store_refuses(mem):
     assert KenningStore(mem, user_at=0).get(("sam", "memories"), "k") is None
 
 
+def test_user_at_has_no_default_and_either_shape_keeps_users_apart(mem):
+    """LangGraph's docs write (user_id, "memories"), LangMem's ("memories", user_id): a default would be wrong
+    for one of them, and the wrong one files everyone under a "user" called "memories"."""
+    with pytest.raises(InputError, match=r'(?s)user_at=1\) for \("memories", user_id\).*'
+                                         r'user_at=0\) for \(user_id, "memories"\)'):
+        KenningStore(mem)
+    store = KenningStore(mem, user_at=0)
+    store.put(("sam", "memories"), "m1", {"content": "Sam's therapist is Dr. Reyes"})
+    store.put(("ana", "memories"), "m1", {"content": "Ana is allergic to peanuts"})
+    assert sorted(d.dataset for d in mem.datasets().datasets) == ["ana", "sam"]   # no user named "memories"
+    assert "Reyes" in mem.recall("therapist", "sam").context
+    assert "peanuts" not in mem.recall("therapist allergy", "sam").context
+    mem.delete_dataset("sam")
+    assert store.get(("sam", "memories"), "m1") is None   # erasing Sam erases Sam's items
+    assert store.get(("ana", "memories"), "m1").value == {"content": "Ana is allergic to peanuts"}
+
+
 def test_a_users_store_refuses_another_users_namespace(mem):
-    KenningStore(mem).put(SAM, "k", {"content": "Sam's secret"})
-    ana = KenningStore(mem.as_user("ana"))
+    KenningStore(mem, user_at=1).put(SAM, "k", {"content": "Sam's secret"})
+    ana = KenningStore(mem.as_user("ana"), user_at=1)
     ana.put(("memories", "ana"), "k", {"content": "Ana likes jazz"})
     for attempt in (lambda: ana.put(SAM, "x", {"content": "planted"}), lambda: ana.get(SAM, "k"),
                     lambda: ana.search(SAM, query="secret"), lambda: ana.delete(SAM, "k"),
@@ -253,14 +273,14 @@ def test_a_users_store_refuses_another_users_namespace(mem):
         with pytest.raises(PermissionDenied):
             attempt()
     assert ana.list_namespaces() == [("memories", "ana")]   # only her own, even unasked
-    assert KenningStore(mem).get(SAM, "k").value == {"content": "Sam's secret"}
+    assert KenningStore(mem, user_at=1).get(SAM, "k").value == {"content": "Sam's secret"}
 
 
 def test_a_user_token_over_http_is_refused_another_users_namespace(keyed_server):
     with Memory(keyed_server.url, api_key=keyed_server.keys["service"]) as service, service.as_user("ana") as token:
-        sams = KenningStore(service)
+        sams = KenningStore(service, user_at=1)
         sams.put(SAM, "k", {"content": "Sam's secret"})
-        ana = KenningStore(token)   # a client holding a user token bound to dataset "ana"
+        ana = KenningStore(token, user_at=1)   # a client holding a user token bound to dataset "ana"
         ana.put(("memories", "ana"), "k", {"content": "Ana likes jazz"})
         assert ana.get(("memories", "ana"), "k").value == {"content": "Ana likes jazz"}
         with pytest.raises(PermissionDenied):
@@ -323,6 +343,116 @@ def test_turns_without_a_user_or_for_another_user_are_refused(mem):
         == ["processing"]
 
 
+def test_the_missing_user_error_names_both_ways_and_user_key(mem):
+    done = [HumanMessage("hi", id="h"), AIMessage("hello", id="a")]
+    with pytest.raises(InputError, match=r"(?s)names no user.*configurable.*runtime context.*user_key="):
+        KenningTurns(mem).save(done, {"configurable": {"thread_id": "t"}})
+
+
+@dataclass
+class Ctx:
+    user_id: str
+    thread_id: str | None = None
+
+
+class CtxModel(BaseModel):
+    account: str
+
+
+class CtxDict(TypedDict):
+    user_id: str
+    thread_id: str
+
+
+def test_create_agent_reads_the_user_and_thread_from_the_runtime_context(mem):
+    """LangChain 1.x's way: create_agent(..., context_schema=Ctx), invoke(..., context=Ctx(user_id=...))."""
+    mem.notes.save("sam", "Sam is allergic to peanuts")
+    model = ScriptedModel(responses=[AIMessage("No peanuts, then.")])
+    agent = create_agent(model, tools=[], middleware=[KenningMiddleware(mem)], context_schema=Ctx)
+    agent.invoke({"messages": [HumanMessage("Can I eat the peanut cookie?")]}, context=Ctx("sam", "ctx1"))
+    assert "allergic to peanuts" in model.seen[0][0].text   # recall ran for Sam
+    mem.flush()
+    assert [m.role for m in mem.messages.thread("sam", "ctx1").messages] == ["user", "assistant"]
+
+    # a pydantic context under another key, async; the thread from the config
+    model = ScriptedModel(responses=[AIMessage("Hello, Ana.")])
+    agent = create_agent(model, tools=[], middleware=[KenningMiddleware(mem, user_key="account")],
+                         context_schema=CtxModel)
+    asyncio.run(agent.ainvoke({"messages": [HumanMessage("I live in Porto.")]}, {"configurable": {"thread_id": "p"}},
+                              context=CtxModel(account="ana")))
+    mem.flush()
+    assert mem.messages.thread("ana", "p").total == 2
+
+    # the config and the context naming two people is refused; a one-user memory checks the context too
+    with pytest.raises(InputError, match="two different users"):
+        create_agent(ScriptedModel(responses=[AIMessage("x")]), tools=[], middleware=[KenningMiddleware(mem)],
+                     context_schema=Ctx).invoke({"messages": [HumanMessage("hi")]}, run("sam", "t"),
+                                                context=Ctx("ana"))
+    with pytest.raises(PermissionDenied):
+        create_agent(ScriptedModel(responses=[AIMessage("x")]), tools=[],
+                     middleware=[KenningMiddleware(mem.as_user("ana"))], context_schema=Ctx).invoke(
+            {"messages": [HumanMessage("hi")]}, context=Ctx("sam"))
+
+
+def test_state_graph_nodes_read_a_dict_runtime_context(mem):
+    model = ScriptedModel(responses=[AIMessage("Noted.")])
+    recall, turns = KenningRecall(mem), KenningTurns(mem)
+
+    def chat(state: MessagesState, config) -> dict:
+        return {"messages": [model.invoke(recall(state, config))]}
+
+    graph = (StateGraph(MessagesState, context_schema=CtxDict).add_node("chat", chat).add_node("remember", turns)
+             .add_edge(START, "chat").add_edge("chat", "remember").add_edge("remember", END).compile())
+    graph.invoke({"messages": [HumanMessage("I live in Lisbon.")]}, context={"user_id": "sam", "thread_id": "d"})
+    mem.flush()
+    assert [m.content for m in mem.messages.thread("sam", "d").messages] == ["I live in Lisbon.", "Noted."]
+
+
+def test_langmems_own_user_key_is_read_when_user_key_is_the_default(mem, langmem):
+    namespace = ("memories", "{langgraph_user_id}")   # as LangMem's docs write it
+    model = ScriptedModel(responses=[tool_call("manage_memory", content="Sam lives in Porto", action="create"),
+                                     AIMessage("Saved.")])
+    agent = create_agent(model, tools=[langmem.create_manage_memory_tool(namespace)],
+                         middleware=[KenningMiddleware(mem)], store=KenningStore(mem, user_at=1))
+    agent.invoke({"messages": [HumanMessage("I live in Porto.")]},
+                 {"configurable": {"langgraph_user_id": "sam", "thread_id": "lm"}})
+    assert [i.value for i in KenningStore(mem, user_at=1).search(SAM)] == [{"content": "Sam lives in Porto"}]
+    mem.flush()
+    assert mem.messages.thread("sam", "lm").total == 2
+    with pytest.raises(InputError, match="names no user"):   # another user_key is taken at its word
+        KenningTurns(mem, user_key="account").save([HumanMessage("hi", id="h"), AIMessage("yo", id="a")],
+                                                   {"configurable": {"langgraph_user_id": "sam"}})
+
+
+def test_a_turns_node_before_the_model_queues_the_user_and_warns_once(mem, caplog):
+    model = ScriptedModel(responses=[AIMessage("ok")])
+
+    def chat(state: MessagesState) -> dict:
+        return {"messages": [model.invoke(state["messages"])]}
+
+    def graph(turns: KenningTurns):   # the wrong order: remember, then chat
+        return (StateGraph(MessagesState).add_node("remember", turns).add_node("chat", chat)
+                .add_edge(START, "remember").add_edge("remember", "chat").add_edge("chat", END).compile())
+
+    caplog.set_level(logging.WARNING, logger="kenning.integrations.langgraph")
+    early = graph(KenningTurns(mem))
+    for text in ["I live in Madrid.", "I work at a bakery."]:
+        early.invoke({"messages": [HumanMessage(text)]}, run("sam", "t1"))
+    warned = [r.getMessage() for r in caplog.records if "before the model answered" in r.getMessage()]
+    assert len(warned) == 1 and "add_edge('chat', 'remember')" in warned[0]   # once per node
+    mem.flush()
+    assert [(m.role, m.content) for m in mem.messages.thread("sam", "t1").messages] == [
+        ("user", "I live in Madrid."), ("user", "I work at a bakery.")]   # the user's words, mined all the same
+    assert "madrid" in [f.object for f in mem.list_facts("sam").facts]
+
+    caplog.clear()   # replies=False keeps no replies anyway: nothing to warn about
+    graph(KenningTurns(mem, replies=False)).invoke({"messages": [HumanMessage("hi")]}, run("sam", "t2"))
+    assert not [r for r in caplog.records if "before the model answered" in r.getMessage()]
+    calling = [HumanMessage("hi", id="h"), tool_call("lookup", q="x"), ToolMessage("42", tool_call_id="call_lookup")]
+    assert KenningTurns(mem).save(calling, run("sam", "t3")) == []   # between the tools and the model
+    assert "stored nothing" in caplog.records[-1].getMessage()
+
+
 @pytest.fixture
 def langmem():
     return pytest.importorskip("langmem", reason="LangMem, for its memory tools (pip install langmem)")
@@ -334,7 +464,7 @@ def memory_agent(memory, langmem, model, middleware=True):
                                       langmem.create_search_memory_tool(namespace)],
                         system_prompt="You are Café Lumen's assistant.",
                         middleware=[KenningMiddleware(memory)] if middleware else [],
-                        store=KenningStore(memory), checkpointer=InMemorySaver())
+                        store=KenningStore(memory, user_at=1), checkpointer=InMemorySaver())
 
 
 def test_langmem_tools_store_in_one_thread_and_recall_in_another(memory, langmem):
@@ -349,7 +479,7 @@ def test_langmem_tools_store_in_one_thread_and_recall_in_another(memory, langmem
     agent = memory_agent(memory, langmem, model)
     agent.invoke({"messages": [HumanMessage("I take my coffee black, no sugar. Remember that.")]},
                  run("sam", "monday"))
-    [item] = KenningStore(memory).search(SAM)
+    [item] = KenningStore(memory, user_at=1).search(SAM)
     assert item.value == {"content": "Sam takes coffee black, no sugar"}
 
     out = agent.invoke({"messages": [HumanMessage("My usual coffee, please!")]}, run("sam", "friday"))
@@ -383,7 +513,7 @@ def test_an_agent_over_one_users_memory_is_refused_for_another(mem, langmem):
 
 
 def test_middleware_in_an_async_agent(mem, langmem):
-    KenningStore(mem).put(SAM, "pet", {"content": "Sam has a cat called Miso"})
+    KenningStore(mem, user_at=1).put(SAM, "pet", {"content": "Sam has a cat called Miso"})
     model = ScriptedModel(responses=[AIMessage("Say hi to Miso!")])
     agent = memory_agent(mem, langmem, model)
     out = asyncio.run(agent.ainvoke({"messages": [HumanMessage("What's my cat's name?")]}, run("sam", "t9")))
@@ -398,6 +528,7 @@ def test_the_docs_page_runs_as_written(tmp_path, monkeypatch, capsys, langmem):
         tool_call("manage_memory", content="Sam takes coffee black, no sugar", action="create"),
         AIMessage("Noted: black, no sugar."),
         AIMessage("One black coffee, no sugar, coming up."),
+        AIMessage("Welcome back, Sam."),
     ])
     chat_model = ScriptedModel(responses=[AIMessage("The black coffee, as always?")])
     ns = run_page("langgraph.md", tmp_path, monkeypatch, namespace={"model": model, "chat_model": chat_model},
@@ -410,12 +541,15 @@ def test_the_docs_page_runs_as_written(tmp_path, monkeypatch, capsys, langmem):
     assert "{'content': 'Sam takes coffee black, no sugar'}" in printed          # the search
     assert "user: I take my coffee black, no sugar. Remember that." in printed   # the thread
     assert "user takes coffee black" in printed                                # a fact mined from it
+    saturday = model.seen[3][0].text   # recall ran for the user the runtime context named
+    assert saturday.startswith("What you remember about this user") and "black" in saturday
     assert "coffee black" in chat_model.seen[0][0].text                         # the StateGraph's recall
     assert "The black coffee, as always?" in printed
     assert "belongs to dataset 'sam'; it cannot act for 'ana'" in printed       # the permission refused
     with Memory() as reopened:   # the page's memory, as it left it
-        assert KenningStore(reopened).get(SAM, "milk").value == {"content": "Sam is trying oat milk"}
+        assert KenningStore(reopened, user_at=1).get(SAM, "milk").value == {"content": "Sam is trying oat milk"}
         assert reopened.messages.thread("sam", "sunday").total == 2
+        assert reopened.messages.thread("sam", "saturday").total == 2
     assert ns["store"].user_at == 1
 
 

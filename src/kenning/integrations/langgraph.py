@@ -6,39 +6,43 @@ hand every finished turn to kenning and kenning's recall to the model.
     from kenning.integrations.langgraph import KenningMiddleware, KenningStore
 
     mem = Memory()
-    agent = create_agent("anthropic:claude-sonnet-4-5", tools=[...], store=KenningStore(mem),
+    agent = create_agent("anthropic:claude-sonnet-4-5", tools=[...], store=KenningStore(mem, user_at=1),
                          middleware=[KenningMiddleware(mem)])
     agent.invoke({"messages": [{"role": "user", "content": "I take my coffee black."}]},
                  {"configurable": {"user_id": "sam", "thread_id": "t1"}})
 
 **The store.** Element ``user_at`` of a namespace names the user, whose kenning dataset holds the item:
-``("memories", "sam")`` with the default ``user_at=1`` (LangMem's ``("memories", "{langgraph_user_id}")``,
-LangGraph's ``("memories", user_id)``); pass ``user_at=0`` for ``(user_id, "memories")``. A namespace
-without that element is refused: no item belongs to nobody. Each item is two things in the user's memory,
-both in one kenning namespace (``agent:langgraph`` unless told otherwise): a core file holding the exact
-record (namespace, key and value as JSON; versioned, so a replaced or deleted value stays in the history,
-and its created and updated times are the item's), and a note holding the item's text (``value["content"]``
-when it is a string, as LangMem writes, else a readable rendering; ``index=[...]`` picks fields,
-``index=False`` keeps none), so ``search(query=...)`` ranks by kenning's hybrid ranking (vectors and
-keywords) and ``mem.recall`` finds the item too. An ``agent:`` namespace keeps the JSON out of the user's
-rendered core memory. Expiry (``ttl``) is refused, as ``BaseStore`` does for stores without it: a user's
-memory in kenning does not expire (documents do, but they are the service's, not a user's).
+``user_at=1`` for ``("memories", "sam")`` (LangMem's ``("memories", "{langgraph_user_id}")``), ``user_at=0``
+for ``("sam", "memories")`` (LangGraph's ``(user_id, "memories")``). It has no default: a wrong guess files
+every user's items under one "user" named ``"memories"``. A namespace without that element is refused: no item
+belongs to nobody. Each item is two things in the user's memory, both in one kenning namespace
+(``agent:langgraph`` unless told otherwise): a core file holding the exact record (namespace, key and value as
+JSON; versioned, so a replaced or deleted value stays in the history, and its created and updated times are
+the item's), and a note holding the item's text (``value["content"]`` when it is a string, as LangMem writes,
+else a readable rendering; ``index=[...]`` picks fields, ``index=False`` keeps none), so ``search(query=...)``
+ranks by kenning's hybrid ranking (vectors and keywords) and ``mem.recall`` finds the item too. An ``agent:``
+namespace keeps the JSON out of the user's rendered core memory. Expiry (``ttl``) is refused, as ``BaseStore``
+does for stores without it: a user's memory in kenning does not expire (documents do, but they are the
+service's, not a user's).
 
 **The hooks.** :class:`KenningMiddleware` is for ``langchain.agents.create_agent``, LangGraph 1.x's agent
 (``create_react_agent`` and its ``post_model_hook`` are deprecated since 1.0): before each model call it
 adds recall's context for the latest user message to the system message, for that call only; after the
 model's final reply it queues the turn. :class:`KenningTurns` (a node) and :class:`KenningRecall` (a prompt
 function) are the same two halves for a ``StateGraph`` of your own. The user and the thread come from the
-run's config (``config["configurable"]["user_id"]`` and ``["thread_id"]``); a turn's ``client_ref`` comes
-from its message id, so running a graph again stores nothing twice.
+run's config (``config["configurable"]["user_id"]`` and ``["thread_id"]``), else from its runtime context
+(``context=Ctx(user_id=...)`` with ``context_schema=Ctx``: an attribute or a dict key of that name), else
+(for ``user_id``) from LangMem's ``langgraph_user_id``; a run that names two different users is refused. A
+turn's ``client_ref`` comes from its message id, so running a graph again stores nothing twice.
 """
 from __future__ import annotations
 
 import asyncio
 import hashlib
 import json
+import logging
 import operator
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 try:
@@ -46,6 +50,7 @@ try:
     from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
     from langchain_core.runnables import RunnableConfig
     from langgraph.config import get_config
+    from langgraph.runtime import get_runtime
     from langgraph.store.base import (BaseStore, GetOp, Item, ListNamespacesOp, MatchCondition, Op, PutOp, Result,
                                       SearchItem, SearchOp)
     from langgraph.store.base.embed import get_text_at_path
@@ -65,8 +70,10 @@ RECORDS = "/memories/langgraph"   # the folder of the core files that hold the i
 SEARCH_DEPTH = 100                # notes ranked per search (the API's largest page)
 PUT_TRIES = 5                     # a put that keeps losing the compare-and-set race gives up after these
 CONTEXT_HEADER = "What you remember about this user from earlier conversations (use what bears on the request):"
+LANGMEM_USER_KEY = "langgraph_user_id"   # the key LangMem's docs put the user under
 COMPARE = {"$eq": operator.eq, "$ne": operator.ne, "$gt": operator.gt, "$gte": operator.ge, "$lt": operator.lt,
            "$lte": operator.le}
+log = logging.getLogger(__name__)
 
 
 # -- the store -------------------------------------------------------------------------------------------
@@ -74,13 +81,22 @@ class KenningStore(BaseStore):
     """LangGraph's ``BaseStore`` on kenning: every item in the memory of the user its namespace names.
 
     ``memory`` is ``Memory(...)``, the HTTP client, or either's ``as_user(dataset)`` (then a namespace naming
-    anyone else raises :class:`~kenning.errors.PermissionDenied`). ``namespace`` is the kenning namespace
+    anyone else raises :class:`~kenning.errors.PermissionDenied`). ``user_at`` (required) is the position of
+    the user id in your namespaces: 1 for ``("memories", user_id)``, 0 for ``(user_id, "memories")``. A user
+    id must be both a kenning dataset name and a LangGraph namespace label, which may not hold a ``.``: 1-128
+    letters, digits and ``_ : @ -`` (an account id, not an email). ``namespace`` is the kenning namespace
     the items live in (``agent:<id>``, ``chat:<id>``, ``project:<id>`` or ``user``), never ``organization``,
     which every user of the project shares.
     """
 
-    def __init__(self, memory: Any, *, user_at: int = 1, namespace: str = "agent:langgraph",
+    def __init__(self, memory: Any, *, user_at: int | None = None, namespace: str = "agent:langgraph",
                  project: str | None = None, environment: str | None = None):
+        if user_at is None:
+            raise InputError('KenningStore needs user_at=, the position of the user id in your namespaces: '
+                             'KenningStore(mem, user_at=1) for ("memories", user_id), as LangMem\'s docs write '
+                             '("memories", "{langgraph_user_id}"); KenningStore(mem, user_at=0) for '
+                             '(user_id, "memories"), as LangGraph\'s docs write. There is no default: the wrong '
+                             'one would file every user\'s items under one user named "memories"')
         if isinstance(user_at, bool) or not isinstance(user_at, int) or user_at < 0:
             raise InputError(f"user_at is the position of the user id in a namespace (0, 1, …), not {user_at!r}")
         if check_namespace(namespace) == ORGANIZATION:
@@ -320,27 +336,75 @@ def _matches_path(condition: MatchCondition, namespace: tuple[str, ...]) -> bool
 
 # -- the hooks -------------------------------------------------------------------------------------------
 class _Run:
-    """Whose memory a graph run is: the user its config names, or the one a binding was made for."""
+    """Whose memory a graph run is: the user its config (or its runtime context) names, or the one a binding
+    was made for."""
 
     def __init__(self, memory: Any, user_key: str, thread_key: str, project: str | None, environment: str | None):
         self.memory, self.user_key, self.thread_key = memory, user_key, thread_key
         self.where = {k: v for k, v in (("project", project), ("environment", environment)) if v is not None}
 
-    def user(self, config: RunnableConfig | None) -> UserMemoryBinding:
-        named = ((config or {}).get("configurable") or {}).get(self.user_key)
+    def named(self, config: RunnableConfig | None, runtime: Any = None) -> str | None:
+        """The user the run names: ``config["configurable"][user_key]``, else the runtime context's
+        ``user_key`` (attribute or dict key), else, for the default key, LangMem's ``langgraph_user_id`` in
+        either. Two sources naming different users is refused: a tool and a hook would write for different
+        people."""
+        configurable, context = (config or {}).get("configurable") or {}, _context(runtime)
+        sources = [(f"config['configurable'][{self.user_key!r}]", configurable.get(self.user_key)),
+                   (f"the runtime context's {self.user_key}", _read(context, self.user_key))]
+        if self.user_key == "user_id":
+            sources += [(f"config['configurable'][{LANGMEM_USER_KEY!r}]", configurable.get(LANGMEM_USER_KEY)),
+                        (f"the runtime context's {LANGMEM_USER_KEY}", _read(context, LANGMEM_USER_KEY))]
+        found = [(where, str(value)) for where, value in sources if value is not None and value != ""]
+        if len({value for _, value in found}) > 1:
+            raise InputError("the run names two different users: "
+                             + ", ".join(f"{where} is {value!r}" for where, value in found)
+                             + "; name one user per run")
+        return found[0][1] if found else None
+
+    def user(self, config: RunnableConfig | None, runtime: Any = None) -> UserMemoryBinding:
+        named = self.named(config, runtime)
         if isinstance(self.memory, UserMemoryBinding):
-            if named is not None and str(named) != self.memory.dataset:
-                raise PermissionDenied(f"this graph's memory belongs to {self.memory.dataset!r}; the run's config "
+            if named is not None and named != self.memory.dataset:
+                raise PermissionDenied(f"this graph's memory belongs to {self.memory.dataset!r}; the run "
                                        f"names {named!r}", "memory:read")
             return self.memory
-        if named is None or named == "":
-            raise InputError(f"the run's config names no user: invoke the graph with config={{'configurable': "
-                             f"{{'{self.user_key}': ..., '{self.thread_key}': ...}}}}")
-        return UserMemoryBinding(self.memory, str(named), **self.where)
+        if named is None:
+            raise InputError(
+                f"the run names no user: invoke the graph with config={{'configurable': {{'{self.user_key}': ..., "
+                f"'{self.thread_key}': ...}}}}, or with the runtime context (create_agent(..., "
+                f"context_schema=Ctx) and invoke(..., context=Ctx({self.user_key}=...)), a dataclass, pydantic model "
+                f"or dict with a {self.user_key!r} field); a different key: user_key=\"...\" (and "
+                f"thread_key=\"...\")")
+        return UserMemoryBinding(self.memory, named, **self.where)
 
-    def thread(self, config: RunnableConfig | None) -> str | None:
+    def thread(self, config: RunnableConfig | None, runtime: Any = None) -> str | None:
         thread = ((config or {}).get("configurable") or {}).get(self.thread_key)
-        return None if thread is None else str(thread)
+        if thread is None or thread == "":
+            thread = _read(_context(runtime), self.thread_key)
+        return None if thread is None or thread == "" else str(thread)
+
+
+def _runtime(runtime: Any = None) -> Any:
+    """The runtime a hook was handed, else the current graph run's (None outside a run)."""
+    if runtime is not None:
+        return runtime
+    try:
+        return get_runtime()
+    except (RuntimeError, KeyError):   # called outside a graph run
+        return None
+
+
+def _context(runtime: Any = None) -> Any:
+    return getattr(_runtime(runtime), "context", None)
+
+
+def _read(context: Any, key: str) -> Any:
+    """``key`` of a runtime context: a dict's key, or a dataclass's or pydantic model's attribute."""
+    if context is None:
+        return None
+    if isinstance(context, Mapping):
+        return context.get(key)
+    return getattr(context, key, None)
 
 
 def _messages(state: Any) -> list[BaseMessage]:
@@ -390,24 +454,32 @@ class KenningTurns:
     kept waiting) and, with ``replies``, the answer is kept as said. Each message's ``client_ref`` is made
     from the thread and its message id (or, lacking one, its position and text), so a graph that runs again
     over the same messages stores nothing twice. ``memory`` is a kenning memory (the user comes from
-    ``config["configurable"][user_key]``) or a :class:`~kenning.integrations.UserMemoryBinding`.
+    ``config["configurable"][user_key]`` or the runtime context) or a
+    :class:`~kenning.integrations.UserMemoryBinding`.
+
+    A node placed before the model's node sees the user's messages with no answer yet: it queues those
+    (the facts are still mined) and logs a warning, once per node, that the replies are kept only by a node
+    placed after the model's (with ``replies=False`` there is nothing to warn about).
     """
 
     def __init__(self, memory: Any, *, replies: bool = True, user_key: str = "user_id", thread_key: str = "thread_id",
                  project: str | None = None, environment: str | None = None):
         self.run, self.replies = _Run(memory, user_key, thread_key, project, environment), replies
+        self.warned = False
 
     def __call__(self, state: Any, config: RunnableConfig) -> dict:
         self.save(_messages(state), config)
         return {}
 
-    def save(self, messages: Sequence[BaseMessage], config: RunnableConfig | None = None) -> list[Receipt]:
-        """Queue the finished turn ``messages`` end with; one receipt per message handed over."""
-        turn = _finished_turn(messages, self.replies)
+    def save(self, messages: Sequence[BaseMessage], config: RunnableConfig | None = None,
+             runtime: Any = None) -> list[Receipt]:
+        """Queue the finished turn ``messages`` end with (or, before the model has answered, the user's
+        messages waiting for the answer); one receipt per message handed over."""
+        turn = _finished_turn(messages, self.replies) or self._unanswered(messages)
         if not turn:
             return []
-        config = _config(config)
-        user, thread = self.run.user(config), self.run.thread(config)
+        config, runtime = _config(config), _runtime(runtime)
+        user, thread = self.run.user(config, runtime), self.run.thread(config, runtime)
         receipts = []
         for position, message in turn:
             text, role = message.text, "user" if isinstance(message, HumanMessage) else "assistant"
@@ -418,8 +490,25 @@ class KenningTurns:
             receipts.append(user.add_turn(role, text, chat=thread, client_ref=ref))
         return receipts
 
-    async def asave(self, messages: Sequence[BaseMessage], config: RunnableConfig | None = None) -> list[Receipt]:
-        return await asyncio.to_thread(self.save, messages, _config(config))
+    async def asave(self, messages: Sequence[BaseMessage], config: RunnableConfig | None = None,
+                    runtime: Any = None) -> list[Receipt]:
+        return await asyncio.to_thread(self.save, messages, _config(config), _runtime(runtime))
+
+    def _unanswered(self, messages: Sequence[BaseMessage]) -> list[tuple[int, BaseMessage]]:
+        """The user's messages a conversation ends with, no answer yet: this node runs before the model's."""
+        if not messages or isinstance(messages[-1], AIMessage):   # answered, or the model is calling tools
+            return []
+        first = len(messages)
+        while first > 0 and isinstance(messages[first - 1], HumanMessage):
+            first -= 1
+        if self.replies and not self.warned:
+            self.warned = True
+            kept = "queued the user's messages" if first < len(messages) else "stored nothing"
+            log.warning("KenningTurns ran before the model answered (the conversation ends with a %s, not the "
+                        "model's reply): it %s, but the model's replies are kept only when this node runs after "
+                        "the node that calls the model, e.g. add_edge('chat', 'remember') then "
+                        "add_edge('remember', END). (Logged once per node.)", type(messages[-1]).__name__, kept)
+        return [(p, messages[p]) for p in range(first, len(messages))]
 
 
 class KenningRecall:
@@ -439,16 +528,18 @@ class KenningRecall:
         block = self.context(messages, config)
         return ([SystemMessage(block)] if block else []) + messages
 
-    def context(self, messages: Sequence[BaseMessage], config: RunnableConfig | None = None) -> str:
+    def context(self, messages: Sequence[BaseMessage], config: RunnableConfig | None = None,
+                runtime: Any = None) -> str:
         """The system text for the latest user message: a header and recall's context, or "" ."""
         query = next((m.text for m in reversed(messages) if isinstance(m, HumanMessage) and m.text.strip()), "")
         if not query:
             return ""
-        found = self.run.user(_config(config)).context(query[-MAX_QUERY_CHARS:], self.limit)
+        found = self.run.user(_config(config), _runtime(runtime)).context(query[-MAX_QUERY_CHARS:], self.limit)
         return f"{CONTEXT_HEADER}\n{found}" if found else ""
 
-    async def acontext(self, messages: Sequence[BaseMessage], config: RunnableConfig | None = None) -> str:
-        return await asyncio.to_thread(self.context, messages, _config(config))
+    async def acontext(self, messages: Sequence[BaseMessage], config: RunnableConfig | None = None,
+                       runtime: Any = None) -> str:
+        return await asyncio.to_thread(self.context, messages, _config(config), _runtime(runtime))
 
 
 class KenningMiddleware(AgentMiddleware):
@@ -457,6 +548,7 @@ class KenningMiddleware(AgentMiddleware):
     Recall's context for the latest user message joins the system message of each model call (the
     thread's saved messages are left as they were); once the model answers without calling a tool, the
     turn is queued as :class:`KenningTurns` does. ``recall=False`` or ``turns=False`` leaves either half out.
+    The user comes from the run's config or its runtime context (``context_schema=`` and ``context=``).
     """
 
     def __init__(self, memory: Any, *, recall: bool = True, limit: int = 10, turns: bool = True,
@@ -470,21 +562,21 @@ class KenningMiddleware(AgentMiddleware):
 
     def wrap_model_call(self, request: ModelRequest, handler: Callable[[ModelRequest], Any]) -> Any:
         if self.recall is not None:
-            request = _with_context(request, self.recall.context(request.messages))
+            request = _with_context(request, self.recall.context(request.messages, runtime=request.runtime))
         return handler(request)
 
     async def awrap_model_call(self, request: ModelRequest, handler: Callable[[ModelRequest], Awaitable[Any]]) -> Any:
         if self.recall is not None:
-            request = _with_context(request, await self.recall.acontext(request.messages))
+            request = _with_context(request, await self.recall.acontext(request.messages, runtime=request.runtime))
         return await handler(request)
 
     def after_model(self, state: Any, runtime: Any) -> None:
         if self.turns is not None:
-            self.turns.save(_messages(state))
+            self.turns.save(_messages(state), runtime=runtime)
 
     async def aafter_model(self, state: Any, runtime: Any) -> None:
         if self.turns is not None:
-            await self.turns.asave(_messages(state))
+            await self.turns.asave(_messages(state), runtime=runtime)
 
 
 def _with_context(request: ModelRequest, block: str) -> ModelRequest:
