@@ -20,7 +20,7 @@ from llama_index.core.memory import Memory as ChatMemory  # noqa: E402
 from llama_index.core.storage.chat_store.sql import MessageStatus  # noqa: E402
 from sqlalchemy.ext.asyncio import create_async_engine  # noqa: E402
 
-from docs_runner import run_page  # noqa: E402
+from docs_runner import DOCS, run_page  # noqa: E402
 from kenning import Memory, PermissionDenied  # noqa: E402
 from kenning.integrations.llamaindex import KenningMemoryBlock, kenning_tools  # noqa: E402
 
@@ -140,10 +140,10 @@ def test_the_agent_recalls_and_forgets_through_the_tools(mem, chats):
 
     def forget_what_recall_listed(messages):
         listed = re.search(r"- fact (f_\w+): user is allergic to peanuts", messages[-1].content)
-        return use("forget", "call_2", memory_id=listed.group(1))
+        return use("forget", "call_2", id=listed.group(1))
 
     script = Script(use("recall", query="peanuts"), forget_what_recall_listed,
-                    use("forget", "call_3", memory_id="f_nothing"), say("Done."))
+                    use("forget", "call_3", id="f_nothing"), say("Done."))
     run_agent(mem, script, "Forget my peanut allergy, it was a mistake.", chats("chat-1"))
 
     recalled, forgotten, unknown = (script.seen[i][-1] for i in (1, 2, 3))
@@ -157,15 +157,52 @@ def test_the_tools_as_the_model_sees_them(mem):
     tools = {t.metadata.name: t for t in kenning_tools(mem, "sam")}
     assert set(tools) == {"recall", "remember", "forget"}
     params = {name: tool.metadata.get_parameters_dict() for name, tool in tools.items()}
-    assert params["recall"]["required"] == ["query"] and params["forget"]["required"] == ["memory_id"]
+    assert params["recall"]["required"] == ["query"]
+    # forget's argument is `id`, as in kenning's MCP server, the Pydantic AI and the Agents SDK adapters
+    assert params["forget"]["required"] == ["id"]
+    assert params["forget"]["properties"]["id"]["description"] == "a note or fact id, as recall lists them"
     assert params["remember"]["properties"]["text"]["description"].startswith("what to keep")
     assert tools["recall"].call(query="anything").content == "Nothing remembered bears on this."
     saved = tools["remember"].call(text="Prefers tea to coffee.").content
     note_id = mem.notes.list("sam")[0].note_id
     assert saved == f"Saved note {note_id}."
     assert "Prefers tea to coffee." in tools["recall"].call(query="tea or coffee?").content
-    assert tools["forget"].call(memory_id=note_id).content == f"Forgot note {note_id}."
+    assert tools["forget"].call(id=note_id).content == f"Forgot note {note_id}."
     assert mem.notes.list("sam") == []
+
+
+def test_forget_leaves_the_users_words_and_messages_delete_takes_them_back(mem):
+    """What the pages say forget does: the fact leaves recall, the user's message does not (it comes back
+    in the next conversation's block, under "Earlier messages"); messages.delete takes it back for good."""
+    block = KenningMemoryBlock(mem, dataset="sam")
+    asyncio.run(block.aget([ChatMessage(role="user", content="I'm allergic to peanuts.")], session_id="c1"))
+    mem.flush()
+    [fact] = mem.list_facts("sam").facts
+    forget = {t.metadata.name: t for t in kenning_tools(mem, "sam")}["forget"]
+    assert forget.call(id=fact.fact_id).content == f"Forgot fact {fact.fact_id}."
+    asked = [ChatMessage(role="user", content="Any foods with peanuts I should avoid?")]
+    text = asyncio.run(KenningMemoryBlock(mem, dataset="sam").aget(asked, session_id="c2"))
+    assert "is allergic to" not in text
+    assert "Earlier messages" in text and "user: I'm allergic to peanuts." in text
+    assert mem.messages.delete("sam", fact.episode_id)["facts"] == 1
+    assert "peanuts." not in asyncio.run(KenningMemoryBlock(mem, dataset="sam").aget(asked, session_id="c3"))
+    page = " ".join((DOCS / "llamaindex.md").read_text().split())
+    assert "forgets a note, or soft-deletes a fact" in page and 'under "Earlier messages"' in page
+    assert 'mem.messages.delete("sam", message_id)' in page
+
+
+def test_kennings_memory_or_the_block_where_llamaindex_wants_its_memory(mem):
+    """Two classes named Memory: the page imports LlamaIndex's as ChatMemory and says which goes where,
+    and the block, handed to an agent as its memory, says what to pass instead."""
+    block = KenningMemoryBlock(mem, dataset="sam")
+    with pytest.raises(TypeError, match=r"block of LlamaIndex's Memory, not a Memory itself: pass "
+                                        r"memory=ChatMemory\.from_defaults\(session_id=…, memory_blocks=\[block\]\)"):
+        run_agent(mem, Script(say("Hi.")), "Hello", block)
+    assert mem.messages.chats("sam").chats == []
+    page = (DOCS / "llamaindex.md").read_text()
+    assert "from llama_index.core.memory import Memory as ChatMemory" in page
+    assert "Two classes are called `Memory` here." in page
+    assert "from llama_index.core.memory import Memory\n" not in page
 
 
 def test_a_short_chat_over_http_is_written_and_recalled(keyed_server, chats):

@@ -17,8 +17,8 @@ from agents.testing import ScriptedModel, assistant_message, function_call  # no
 from openai.types.responses import ResponseOutputMessage, ResponseOutputRefusal, ResponseReasoningItem  # noqa: E402
 from openai.types.responses.response_reasoning_item import Summary  # noqa: E402
 
-from docs_runner import run_page  # noqa: E402
-from kenning import InputError, Memory, PermissionDenied  # noqa: E402
+from docs_runner import DOCS, run_page  # noqa: E402
+from kenning import InputError, Memory, NotFound, PermissionDenied  # noqa: E402
 from kenning.integrations.openai_agents import (KenningSession, UserMemoryBinding, kenning_instructions,  # noqa: E402
                                                 kenning_tools)
 
@@ -71,6 +71,48 @@ def test_is_an_sdk_session(sam):
         KenningSession(" ", sam)
     with pytest.raises(InputError, match="dataset"):
         KenningSession("chat-1", sam.memory)
+
+
+def test_a_user_id_or_no_memory_is_refused_with_the_two_right_forms(mem):
+    """``KenningSession("c1", "sam")``: a user id where the memory goes. A TypeError shows both right forms
+    (kenning's InputError about ``dataset`` misled), as does a session with no memory at all."""
+    forms = ('KenningSession(session_id, UserMemoryBinding(memory, "sam"))',
+             'KenningSession(session_id, memory, dataset="sam")')
+    for build in (lambda: KenningSession("c1", "sam"), lambda: KenningSession("c1", dataset="sam")):
+        with pytest.raises(TypeError) as caught:
+            build()
+        assert all(form in str(caught.value) for form in forms), caught.value
+    with pytest.raises(TypeError) as caught:
+        KenningSession("c1")
+    assert str(caught.value) == ("KenningSession needs the memory of the user whose chat it keeps: pass "
+                                 "KenningSession(session_id, UserMemoryBinding(memory, user_id)) or "
+                                 "KenningSession(session_id, memory, dataset=user_id)")
+    with pytest.raises(TypeError, match=r'not the user id .sam.: pass kenning_tools\(UserMemoryBinding\(memory, '):
+        kenning_tools("sam")
+    with pytest.raises(TypeError, match=r'kenning_instructions\(instructions, memory, dataset="sam"\)'):
+        kenning_instructions("Be brief.", "sam")
+    # both forms work, and the page shows both
+    assert KenningSession("c1", mem, dataset="sam").user.dataset == "sam"
+    assert KenningSession("c1", UserMemoryBinding(mem, "sam")).user.dataset == "sam"
+    page = (DOCS / "openai-agents.md").read_text()
+    assert all(form in page for form in forms)
+    assert 'KenningSession("monday", memory, dataset="sam")' in page   # and its example runs it
+
+
+def test_add_items_takes_a_list_of_items_only(sam, mem):
+    """A dict, a string, a tuple, or a list holding something that is not an item: a TypeError that says
+    what add_items takes (not "dictionary update sequence element #0"), before anything is written."""
+    session = KenningSession("chat-1", sam)
+    hello = {"role": "user", "content": "hello"}
+    for wrong, says in ((hello, "got dict: put it in a list"), ("hello", "got str"), ((hello,), "got tuple"),
+                        (None, "got NoneType"), ([hello, "hello"], "item 1 is str"),
+                        ([assistant_message("Hi.")], "item.model_dump(exclude_unset=True)")):
+        with pytest.raises(TypeError, match="add_items takes a list of items") as caught:
+            asyncio.run(session.add_items(wrong))
+        assert says in str(caught.value)
+    assert mem.messages.thread("sam", "chat-1").total == 0
+    asyncio.run(session.add_items([hello]))
+    assert items(session) == [hello]
 
 
 def test_round_trip_across_runs_matches_the_sdk_own_session(sam, mem):
@@ -301,14 +343,41 @@ def test_tools_bound_to_a_user_and_a_forget(mem):
     assert mem.notes.list("sam") == []
 
 
-def test_without_a_user_the_tools_say_how_to_give_one():
-    model = ScriptedModel([[function_call("recall", {"query": "x"}, call_id="c1")]])
-    with pytest.raises(UserError, match="Error running tool recall") as caught:   # the SDK's wrapper
-        run(agent_with(model), "Hi", context={"user": "sam"})
-    assert isinstance(caught.value.__cause__, InputError)
-    assert "context=UserMemoryBinding(memory, dataset)" in str(caught.value.__cause__)
+def test_a_run_without_a_user_raises_the_sdk_user_error_wherever_it_is_found():
+    """No user in the run's context is a mistake in setting the run up: the SDK's UserError, whether the
+    instructions find it first or a tool does (it is kenning's InputError too), as the page says."""
+    for extra in ({"instructions": kenning_instructions("Be brief.")}, {}):
+        model = ScriptedModel([[function_call("recall", {"query": "x"}, call_id="c1")]])
+        with pytest.raises(UserError, match=r"context=UserMemoryBinding\(memory, dataset\)") as caught:
+            run(agent_with(model, **extra), "Hi", context={"user": "sam"})
+        assert isinstance(caught.value, InputError) and "got context dict" in str(caught.value)
     with pytest.raises(InputError, match="dataset needs the memory"):
         kenning_tools(dataset="sam")
+    page = (DOCS / "openai-agents.md").read_text()
+    assert "| the run names no user: no `context=`, or a context with no `UserMemoryBinding` | the tools, the " \
+           "instructions | the SDK's `UserError`" in page
+
+
+def test_forget_leaves_the_users_words_and_messages_delete_takes_them_back(sam, mem):
+    """What the page says forget does: the fact leaves recall, the message it came from does not; an
+    application takes a message back with messages.delete, which removes it with its facts."""
+    session = KenningSession("chat-1", sam)
+    asyncio.run(session.add_items([{"role": "user", "content": "I'm allergic to peanuts."}]))
+    mem.flush()
+    [fact] = mem.list_facts("sam").facts
+    model = ScriptedModel([[function_call("forget", {"id": fact.fact_id}, call_id="c1")], [assistant_message("Done.")]])
+    run(agent_with(model), "Forget my allergy.", context=sam)
+    assert outputs(model.calls[1]) == [f"Forgot fact {fact.fact_id}."]
+    recalled = mem.recall("peanuts", "sam")
+    assert [item.kind for item in recalled.items] == ["message"]            # the fact is gone, the words are not
+    assert "Earlier messages" in recalled.context and "allergic to peanuts" in recalled.context
+    assert mem.messages.delete("sam", fact.episode_id)["messages"] == 1       # the application takes it back
+    assert mem.recall("peanuts", "sam").items == [] and items(session) == []
+    with pytest.raises(NotFound):
+        mem.delete_fact("sam", fact.fact_id)                                  # gone for good, with its facts
+    page = " ".join((DOCS / "openai-agents.md").read_text().split())
+    assert "forgets a note, or soft-deletes a fact" in page and 'under "Earlier messages"' in page
+    assert 'memory.messages.delete("sam", message_id)' in page
 
 
 # -- whose memory ----------------------------------------------------------------------------------

@@ -25,7 +25,8 @@ anew). The block's text is the user's core memory files and recall's context for
 message; "" when there is neither, and ``Memory`` then adds nothing to the prompt.
 
 :func:`kenning_tools` gives an agent ``recall``, ``remember`` and ``forget`` as ``FunctionTool``s,
-the same three verbs as kenning's MCP server.
+the same three verbs, with the same arguments (``query``, ``text``, ``id``), as kenning's MCP server and
+the other adapters.
 """
 # No ``from __future__ import annotations``: FunctionTool reads the tools' Annotated signatures at run time.
 import asyncio
@@ -76,6 +77,14 @@ class KenningMemoryBlock(BaseMemoryBlock[str]):
         user = UserMemoryBinding(memory, dataset, project=project, environment=environment)  # refuses a wrong user now
         super().__init__(dataset=dataset, **fields)
         self._user = user
+
+    async def aput(self, messages: list[ChatMessage], from_short_term_memory: bool = False,
+                   session_id: str | None = None) -> None:
+        if isinstance(messages, ChatMessage):   # handed one message: the block was given where a Memory goes
+            raise TypeError("KenningMemoryBlock is a block of LlamaIndex's Memory, not a Memory itself: pass "
+                            "memory=ChatMemory.from_defaults(session_id=…, memory_blocks=[block]), with "
+                            "`from llama_index.core.memory import Memory as ChatMemory`")
+        await super().aput(messages, from_short_term_memory=from_short_term_memory, session_id=session_id)
 
     async def _aget(self, messages: list[ChatMessage] | None = None, **block_kwargs: Any) -> str:
         return await asyncio.to_thread(self._read, list(messages or []), block_kwargs.get("session_id"))
@@ -135,8 +144,8 @@ def kenning_tools(memory: Any, dataset: str, *, namespace: str = "user", limit: 
         note = user.remember(text)
         return f"Saved note {note.note_id}."
 
-    def forget(memory_id: Annotated[str, Field(description="a note or fact id, as recall lists them")]) -> str:
-        return f"Forgot {user.forget(memory_id)} {memory_id}."
+    def forget(id: Annotated[str, Field(description="a note or fact id, as recall lists them")]) -> str:
+        return f"Forgot {user.forget(id)} {id}."
 
     described = {
         recall: "What is remembered about the user that bears on the query, with the ids of the items.",

@@ -26,10 +26,14 @@ JSON. Either way ``get_items`` gives back the very item that was added. Items ar
 turn sees them), and each user message is also queued for mining (``add_turn``), off the response path.
 
 A model's bad argument (an empty query, an id that is not a note or fact of this user) is answered with
-the reason, so the model can fix its call; anything else (a permission refused, the server down) is the
-application's to see and propagates out of the run (the SDK raises its ``UserError`` with kenning's error
-as the ``__cause__``). Every kenning call runs on a worker thread, so one synchronous client
-(``Memory(...)`` or ``Memory("http://…", api_key=…)``) serves the async runner.
+the reason, so the model can fix its call. A run that names no user (no ``context``, or one without a
+binding) is a mistake in setting the run up: the tools and the instructions raise the SDK's ``UserError``,
+as the SDK does for its own set-up mistakes (it is kenning's ``InputError`` too), saying how to name one.
+Anything else (a permission refused, the server down) is the application's to see and propagates out of
+the run: out of a tool as the SDK raises any tool's failure, its ``UserError`` with kenning's error as the
+``__cause__``; out of the instructions or the session as kenning's error itself. Every kenning call runs on
+a worker thread, so one synchronous client (``Memory(...)`` or ``Memory("http://…", api_key=…)``) serves
+the async runner.
 """
 from __future__ import annotations
 
@@ -41,6 +45,7 @@ from typing import Any, TypeGuard, cast
 
 try:
     from agents import Agent, FunctionTool, RunContextWrapper, function_tool
+    from agents.exceptions import UserError
     from agents.items import TResponseInputItem
     from agents.memory import SessionSettings
     from agents.memory.session_settings import coerce_session_settings, resolve_session_limit
@@ -66,11 +71,26 @@ MEMORY_INTRO = ("What you remember about this user from earlier conversations (t
 NOTHING = "Nothing is remembered about this user that bears on {query!r}."
 
 
-def _bind(memory: Any, dataset: str | None) -> UserMemoryBinding | None:
-    """A binding given, or made from a memory and a dataset; None: the run's context names the user."""
+class MissingUser(UserError, InputError):
+    """The run names no user for kenning: a mistake in setting the run up, so the SDK's ``UserError`` (which
+    the SDK raises for its own set-up mistakes, and lets out of a tool as it is); kenning's ``InputError`` too."""
+
+
+def _forms(call: str, user: str | None) -> str:
+    """The two right ways to give ``call`` (``"KenningSession(session_id, "``) the user's memory."""
+    user = json.dumps(user) if user else "user_id"
+    return f"{call}UserMemoryBinding(memory, {user})) or {call}memory, dataset={user})"
+
+
+def _bind(memory: Any, dataset: str | None, call: str) -> UserMemoryBinding | None:
+    """A binding given, or made from a memory and a dataset; None: the run's context names the user.
+    ``call`` is how a call of the caller begins, up to the memory, for the messages."""
+    if isinstance(memory, str):   # the user id where the memory goes
+        raise TypeError(f"{call.split('(')[0]} takes the user's memory, not the user id {memory!r}: pass "
+                        f"{_forms(call, dataset or memory)}")
     if memory is None:
         if dataset is not None:
-            raise InputError("dataset needs the memory it is in: pass memory=Memory(...) with it")
+            raise InputError(f"dataset needs the memory it is in: pass {_forms(call, dataset)}")
         return None
     if isinstance(memory, UserMemoryBinding):
         if dataset not in (None, memory.dataset):
@@ -78,7 +98,7 @@ def _bind(memory: Any, dataset: str | None) -> UserMemoryBinding | None:
                                    getattr(memory.memory, "read_permission", "memory:read"))
         return memory
     if dataset is None:
-        raise InputError("dataset must name the end user whose memory this is: pass dataset=… with the memory")
+        raise InputError(f"dataset must name the end user whose memory this is: pass {_forms(call, None)}")
     return UserMemoryBinding(memory, dataset)
 
 
@@ -95,10 +115,10 @@ def _user(ctx: RunContextWrapper[Any], bound: UserMemoryBinding | None) -> UserM
         return bound
     found = _in_context(ctx.context)
     if found is None:
-        raise InputError(f"kenning's tools need to know whose memory to use: run the agent with "
-                         f"context=UserMemoryBinding(memory, dataset) (or a context with a `kenning` attribute "
-                         f"holding one), or pass memory and dataset to kenning_tools / kenning_instructions; "
-                         f"got context {type(ctx.context).__name__}")
+        raise MissingUser(f"kenning's tools and instructions need to know whose memory to use: run the agent "
+                          f"with context=UserMemoryBinding(memory, dataset) (or a context with a `kenning` "
+                          f"attribute holding one), or pass memory and dataset to kenning_tools / "
+                          f"kenning_instructions; got context {type(ctx.context).__name__}")
     return found
 
 
@@ -153,12 +173,12 @@ class KenningSession:
 
     session_settings: SessionSettings | None = None
 
-    def __init__(self, session_id: str, memory: Any, dataset: str | None = None, *,
+    def __init__(self, session_id: str, memory: Any = None, dataset: str | None = None, *,
                  session_settings: SessionSettings | dict[str, Any] | None = None):
-        user = _bind(memory, dataset)
-        if user is None:
-            raise InputError("KenningSession needs the user whose chat it keeps: a UserMemoryBinding, or a "
-                             "memory and dataset=…")
+        if memory is None:   # checked here, not left to Python: the message shows the two ways to give it
+            raise TypeError(f"KenningSession needs the memory of the user whose chat it keeps: pass "
+                            f"{_forms('KenningSession(session_id, ', dataset)}")
+        user = cast(UserMemoryBinding, _bind(memory, dataset, "KenningSession(session_id, "))
         if not isinstance(session_id, str) or not session_id.strip():
             raise InputError("session_id must name the chat, e.g. KenningSession('chat-1', user)")
         self.session_id, self.user = session_id, user
@@ -177,7 +197,17 @@ class KenningSession:
 
     async def add_items(self, items: list[TResponseInputItem], *,
                         wrapper: RunContextWrapper[Any] | None = None) -> None:
-        """Keep ``items`` at the end of the chat now; queue each user message for mining."""
+        """Keep ``items`` (a list of the SDK's input items, dicts) at the end of the chat now; queue each
+        user message for mining."""
+        if not isinstance(items, list):
+            raise TypeError(f"add_items takes a list of items, e.g. [{{'role': 'user', 'content': 'hello'}}]; "
+                            f"got {type(items).__name__}" + (": put it in a list" if isinstance(items, dict) else ""))
+        for i, item in enumerate(items):
+            if not isinstance(item, dict):
+                hint = (": the SDK's model objects go in as item.model_dump(exclude_unset=True)"
+                        if hasattr(item, "model_dump") else "")
+                raise TypeError(f"add_items takes a list of items, each a dict such as "
+                                f"{{'role': 'user', 'content': 'hello'}}; item {i} is {type(item).__name__}{hint}")
         self._check(wrapper)
         if items:
             await asyncio.to_thread(self._add, [dict(item) for item in items])
@@ -257,7 +287,7 @@ def kenning_tools(memory: Any = None, dataset: str | None = None, *, limit: int 
     With no arguments they act for the run's user (``Runner.run(..., context=UserMemoryBinding(...))``);
     given a binding, or a memory and a dataset, they act for that user alone. ``limit``: recall's items.
     """
-    bound = _bind(memory, dataset)
+    bound = _bind(memory, dataset, "kenning_tools(")
 
     async def recall(ctx: RunContextWrapper[Any], query: str) -> str:
         """Look up what you remember about the user that bears on a question: facts about them, notes you
@@ -344,7 +374,7 @@ def kenning_instructions(instructions: str = "", memory: Any = None, dataset: st
     memory only), framed as data, not instructions. The user is the run's, or the one given, as for
     :func:`kenning_tools`.
     """
-    bound = _bind(memory, dataset)
+    bound = _bind(memory, dataset, "kenning_instructions(instructions, ")
     head = "\n\n".join(p for p in (instructions, TOOLS_HINT if tools_hint else "") if p)
 
     async def render(ctx: RunContextWrapper[Any], agent: Agent[Any]) -> str:
