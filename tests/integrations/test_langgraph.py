@@ -8,9 +8,7 @@ checkpoint-conformance package covers checkpointers only), so its InMemoryStore 
 from __future__ import annotations
 
 import asyncio
-import importlib
 import logging
-import sys
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -551,11 +549,3 @@ def test_the_docs_page_runs_as_written(tmp_path, monkeypatch, capsys, langmem):
         assert reopened.messages.thread("sam", "sunday").total == 2
         assert reopened.messages.thread("sam", "saturday").total == 2
     assert ns["store"].user_at == 1
-
-
-def test_without_langgraph_the_import_says_how_to_install(monkeypatch):
-    for name in [n for n in sys.modules if n.split(".")[0] in ("langgraph", "langchain")]:
-        monkeypatch.setitem(sys.modules, name, None)  # None in sys.modules: the import fails
-    monkeypatch.delitem(sys.modules, "kenning.integrations.langgraph")
-    with pytest.raises(ImportError, match=r"pip install 'kenning\[langgraph\]'"):
-        importlib.import_module("kenning.integrations.langgraph")

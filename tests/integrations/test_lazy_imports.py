@@ -2,6 +2,7 @@
 adapter loads only its own. Run in fresh interpreters, since this process has imported them all."""
 from __future__ import annotations
 
+import importlib
 import json
 import subprocess
 import sys
@@ -35,3 +36,21 @@ def test_each_adapter_loads_its_own_framework_only(module, own):
     assert own <= got, f"{module} did not load {own - got}"
     # no adapter brings in another's framework (what a framework itself imports, such as a model SDK, is its own)
     assert not (got & ({"langgraph", "langmem", "agents", "llama_index", "pydantic_ai"} - own)), got
+
+
+@pytest.mark.parametrize("module, packages, extra", [
+    ("anthropic", ("anthropic",), "anthropic"),
+    ("langgraph", ("langgraph", "langchain"), "langgraph"),
+    ("openai_agents", ("agents",), "openai-agents"),
+    ("llamaindex", ("llama_index",), "llamaindex"),
+    ("pydantic_ai", ("pydantic_ai",), "pydantic-ai"),
+])
+def test_without_its_framework_an_adapter_says_how_to_install_it(monkeypatch, module, packages, extra):
+    for name in {*packages, *(n for n in sys.modules if n.split(".")[0] in packages)}:
+        monkeypatch.setitem(sys.modules, name, None)  # None in sys.modules: importing the framework fails
+    monkeypatch.delitem(sys.modules, f"kenning.integrations.{module}", raising=False)
+    with pytest.raises(ImportError, match=rf"pip install 'kenning\[{extra}\]'"):
+        importlib.import_module(f"kenning.integrations.{module}")
+    import kenning.integrations  # the package itself never needs a framework
+
+    assert kenning.integrations.__doc__

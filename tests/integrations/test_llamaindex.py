@@ -3,10 +3,8 @@ SimpleChatEngine, driven by its own scripted models (MockFunctionCallingLLM, Moc
 from __future__ import annotations
 
 import asyncio
-import importlib
 import re
 import socket
-import sys
 
 import pytest
 
@@ -318,11 +316,3 @@ def test_the_docs_page_runs_as_written(tmp_path, monkeypatch, capsys):
         for chat in (v for v in ns.values() if isinstance(v, ChatMemory)):
             asyncio.run(chat.sql_store._async_engine.dispose())   # the page leaves it to the process's exit
         ns["mem"].close()
-
-
-def test_without_llama_index_the_import_says_how_to_install(monkeypatch):
-    for name in [n for n in sys.modules if n == "llama_index" or n.startswith("llama_index.")]:
-        monkeypatch.setitem(sys.modules, name, None)  # None in sys.modules: "import llama_index…" fails
-    monkeypatch.delitem(sys.modules, "kenning.integrations.llamaindex")
-    with pytest.raises(ImportError, match=r"pip install 'kenning\[llamaindex\]'"):
-        importlib.import_module("kenning.integrations.llamaindex")

@@ -4,8 +4,6 @@ process, and the real server over HTTP. No network: tracing is off for every tes
 from __future__ import annotations
 
 import asyncio
-import importlib
-import sys
 
 import pytest
 
@@ -443,11 +441,3 @@ def test_the_docs_page_runs_as_written(tmp_path, monkeypatch):
     assert COFFEE in outputs(scripted.calls[-1])[0]
     assert ns["history"][0] == {"role": "user", "content": "Remember that I take my coffee black, no sugar."}
     assert [i.get("type") for i in ns["history"][1:4]] == ["reasoning", "function_call", "function_call_output"]
-
-
-def test_without_the_sdk_the_import_says_how_to_install(monkeypatch):
-    for name in [n for n in sys.modules if n == "agents" or n.startswith("agents.")]:
-        monkeypatch.setitem(sys.modules, name, None)  # None in sys.modules: "import agents" fails
-    monkeypatch.delitem(sys.modules, "kenning.integrations.openai_agents")
-    with pytest.raises(ImportError, match=r"pip install 'kenning\[openai-agents\]'"):
-        importlib.import_module("kenning.integrations.openai_agents")
