@@ -3,9 +3,9 @@ or the HTTP server on loopback). No network, no mocks."""
 from __future__ import annotations
 
 import asyncio
-import importlib
 import re
 import sys
+import threading
 import types
 import warnings
 from collections.abc import Callable
@@ -16,10 +16,12 @@ import pytest
 pydantic_ai = pytest.importorskip("pydantic_ai", reason="the optional Pydantic AI (pip install 'kenning[pydantic-ai]')")
 from pydantic_ai import Agent  # noqa: E402  (after the skip)
 from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart  # noqa: E402
-from pydantic_ai.models.function import AgentInfo, FunctionModel  # noqa: E402
+from pydantic_ai.exceptions import UnexpectedModelBehavior  # noqa: E402
+from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel  # noqa: E402
+from pydantic_ai.models.test import TestModel  # noqa: E402
 
-from docs_runner import run_page  # noqa: E402
-from kenning import Memory, PermissionDenied  # noqa: E402
+from docs_runner import DOCS, run_page  # noqa: E402
+from kenning import Memory, PermissionDenied, TextTooLarge  # noqa: E402
 from kenning.integrations.pydantic_ai import (KenningDeps, KenningMemory, UserMemoryBinding,  # noqa: E402
                                               aremember_run, kenning_instructions, kenning_toolset, remember_run)
 
@@ -58,14 +60,15 @@ def say(text: str) -> Step:
 
 class Script:
     """A FunctionModel that answers each model request with the next step, across runs, and keeps what the
-    model was shown: the instructions of every request and every tool return."""
+    model was shown: the instructions of every request and every tool return. Streamed (``run_stream``), a
+    step's text comes a word at a time."""
 
     def __init__(self, *steps: Step):
         self.steps = list(steps)
         self.instructions: list[str | None] = []
         self.returns: list[ToolReturnPart] = []
         self.tools: list[AgentInfo] = []
-        self.model = FunctionModel(self._respond)
+        self.model = FunctionModel(self._respond, stream_function=self._stream)
 
     def _respond(self, messages, info: AgentInfo) -> ModelResponse:
         self.instructions.append(info.instructions)
@@ -74,6 +77,14 @@ class Script:
             self.returns += [p for p in messages[-1].parts if isinstance(p, ToolReturnPart)]
         assert self.steps, "the model was asked more often than the test scripted"
         return self.steps.pop(0)(self)
+
+    async def _stream(self, messages, info: AgentInfo):
+        for i, part in enumerate(self._respond(messages, info).parts):
+            if isinstance(part, TextPart):
+                for word in re.findall(r"\S+\s*", part.content):
+                    yield word
+            else:
+                yield {i: DeltaToolCall(part.tool_name, part.args_as_json_str(), tool_call_id=part.tool_call_id)}
 
     def said(self, tool: str) -> list[str]:
         return [r.content for r in self.returns if r.tool_name == tool]
@@ -218,6 +229,141 @@ def test_your_own_deps_type_and_an_async_agent(mem):
             "Hi", deps="sam")
 
 
+def thread(mem: Memory, chat: str) -> list[tuple[str, str]]:
+    mem.flush()
+    return [(m.role, m.content) for m in mem.messages.thread("sam", chat).messages]
+
+
+def anyio_workers() -> set[threading.Thread]:
+    return {t for t in threading.enumerate() if t.name == "AnyIO worker thread"}
+
+
+def test_a_stream_is_handed_over_once_its_reply_has_streamed(mem):
+    """run_stream_sync as a newcomer writes it, with no ``with`` block: the run stays open until the result is
+    garbage collected, yet the turn is handed over as soon as the reply has streamed. And the run leaves no
+    thread behind: Pydantic AI runs a plain instructions function on an AnyIO worker that stops only when the
+    run ends, and that worker kept the process from exiting (kenning's pieces are coroutines)."""
+    mem.notes.save("sam", "Sam collects stamps.")
+    script = Script(say("Stamps."), call("recall", query="stamps"), say("You collect stamps, Sam."))
+
+    async def main():
+        deps = KenningDeps.for_user(mem, "sam", chat="s1")
+        async with agent(script).run_stream("Remind me?", deps=deps) as streamed:
+            output = await streamed.get_output()
+            kept = thread(mem, "s1")  # before the block ends the run
+            again = [r.reason for r in await aremember_run(deps, streamed)]  # a stream's result, handed over again
+            return output, kept, again
+
+    assert asyncio.run(main()) == ("Stamps.", [("user", "Remind me?"), ("assistant", "Stamps.")],
+                                   ["already_ingested", "already_ingested"])
+    assert len(thread(mem, "s1")) == 2  # ending the run handed nothing over twice
+
+    before = anyio_workers()
+    stream = agent(script).run_stream_sync("What do I collect?", deps=KenningDeps.for_user(mem, "sam", chat="s2"))
+    try:
+        assert "".join(stream.stream_text(delta=True, debounce_by=None)) == "You collect stamps, Sam."
+        assert thread(mem, "s2") == [("user", "What do I collect?"), ("assistant", "You collect stamps, Sam.")]
+        assert "Sam collects stamps." in script.said("recall")[0] and "Sam collects stamps." in script.instructions[1]
+        left = anyio_workers() - before
+        for worker in left:  # a worker a finished run leaves stops at once; one waiting on this open run never
+            worker.join(timeout=1)
+        assert [w for w in left if w.is_alive()] == []
+    finally:
+        stream.__exit__(None, None, None)  # end the run (so a worker left behind stops, and the test with it)
+    assert len(thread(mem, "s2")) == 2
+
+
+def test_a_stream_stopped_early_keeps_the_users_message_not_the_half_reply(mem):
+    script = Script(say("A Volvo and jazz: noted, Sam, I will remember."), say("Polish, noted, Sam."))
+    run = agent(script, tools=False)
+
+    async def main():
+        deps = KenningDeps.for_user(mem, "sam", chat="a")
+        async with run.run_stream("I drive a Volvo and I love jazz.", deps=deps) as streamed:
+            async for chunk in streamed.stream_text(delta=True, debounce_by=None):
+                assert chunk == "A "
+                break
+
+    asyncio.run(main())
+    assert thread(mem, "a") == [("user", "I drive a Volvo and I love jazz.")]
+    with run.run_stream_sync("I speak Polish.", deps=KenningDeps.for_user(mem, "sam", chat="b")) as streamed:
+        for _ in streamed.stream_text(delta=True, debounce_by=None):
+            break
+    assert thread(mem, "b") == [("user", "I speak Polish.")]
+    assert "user drives volvo" in [f.text for f in mem.list_facts("sam").facts]  # the kept message is mined
+
+
+def test_kenning_deps_built_from_a_memory_says_to_use_for_user(mem):
+    """``KenningDeps(memory, "sam")`` mirrors ``UserMemoryBinding(memory, "sam")`` but would make "sam" the chat
+    and fail inside the run with "...to be a KenningDeps... got KenningDeps"; it is refused where it is made."""
+    refused = r'`kenning` must be a UserMemoryBinding.*KenningDeps\.for_user\(memory, "sam"\)'
+    with pytest.raises(TypeError, match=refused):
+        KenningDeps(mem, "sam")
+    with pytest.raises(TypeError, match="`chat` must be a string"):
+        KenningDeps(UserMemoryBinding(mem, "sam"), chat=42)
+    assert KenningDeps(UserMemoryBinding(mem, "sam"), "c1").chat == "c1"
+
+
+def test_max_retries_and_pydantic_ais_test_model(mem):
+    """A wrong id goes back to the model, within the tools' retries (``max_retries``, else the agent's).
+    TestModel calls every tool with made-up arguments, forget too, until its retries run out: the page
+    says to name the tools it calls."""
+    guesses = [call("forget", id=i) for i in ("Sam takes his coffee black", "n_nope", "f_nope")]
+    with pytest.raises(UnexpectedModelBehavior, match="'forget' exceeded max retries count of 1"):
+        agent(Script(*guesses), instructions=False).run_sync("Forget my coffee.", deps=KenningDeps.for_user(mem, "sam"))
+    script = Script(*guesses, say("I could not find that memory."))
+    result = agent(script, instructions=False, max_retries=3).run_sync("Forget my coffee.",
+                                                                       deps=KenningDeps.for_user(mem, "sam"))
+    assert result.output == "I could not find that memory."
+    assert [r.outcome for r in script.returns] == ["retried"] * 3
+    told = script.returns[0].content
+    assert "Call recall" in told and "a note's starts with n_" in told and "not the memory's words" in told
+
+    tested = Agent("test", deps_type=KenningDeps, capabilities=[KenningMemory()])
+    deps = KenningDeps.for_user(mem, "sam", chat="t")
+    with tested.override(model=TestModel()), pytest.raises(UnexpectedModelBehavior, match="'forget'"):
+        tested.run_sync("Hi", deps=deps)
+    with tested.override(model=TestModel(call_tools=["recall", "remember"])):
+        assert "Remembered as note" in tested.run_sync("Hi", deps=deps).output
+    assert thread(mem, "t")[0] == ("user", "Hi")
+
+
+def test_forget_leaves_the_users_words_and_messages_delete_takes_them_back(mem):
+    """What the page says forget does: the fact leaves recall, the message it came from does not (the next
+    run's instructions still show it, under "Earlier messages"); messages.delete takes it back for good."""
+    agent(Script(say("Noted.")), tools=False).run_sync("I'm allergic to peanuts.",
+                                                       deps=KenningDeps.for_user(mem, "sam", chat="c1"))
+    mem.flush()
+    [fact] = mem.list_facts("sam").facts
+    script = Script(call("forget", id=fact.fact_id), say("Forgotten."), say("Nothing to avoid that I know of."))
+    forgetful = agent(script, hand_over=False)
+    forgetful.run_sync("Forget my allergy.", deps=KenningDeps.for_user(mem, "sam", chat="c2"))
+    assert script.said("forget") == [f"Forgot fact {fact.fact_id}."]
+    forgetful.run_sync("Any foods with peanuts I should avoid?", deps=KenningDeps.for_user(mem, "sam", chat="c3"))
+    assert "allergic to: peanuts" not in script.instructions[-1]                # the fact is gone
+    assert "Earlier messages" in script.instructions[-1] and "user: I'm allergic to peanuts." in script.instructions[-1]
+    assert mem.messages.delete("sam", fact.episode_id)["facts"] == 1             # the application takes it back
+    assert mem.recall("peanuts", "sam").items == []
+    page = " ".join((DOCS / "pydantic-ai.md").read_text().split())
+    assert "forgets a note, or soft-deletes a fact" in page and 'under "Earlier messages"' in page
+    assert 'memory.messages.delete("sam", message_id)' in page
+
+
+def test_a_message_longer_than_kenning_keeps(mem):
+    """A 120,000-character prompt: the instructions recall for its first 100,000 characters; the hand-over
+    refuses it whole (TextTooLarge fails the run, and nothing of it is kept), as the page says."""
+    mem.notes.save("sam", COFFEE)
+    long = ("How do I take my coffee again? " * 4000)[:120_000]
+    script = Script(say("Black, no sugar."), say("Black."))
+    result = agent(script, tools=False, hand_over=False).run_sync(long, deps=KenningDeps.for_user(mem, "sam"))
+    assert result.output == "Black, no sugar." and COFFEE in script.instructions[0]
+    with pytest.raises(TextTooLarge, match="120,000 characters"):
+        agent(script, tools=False, instructions=False).run_sync(long, deps=KenningDeps.for_user(mem, "sam", chat="l"))
+    assert thread(mem, "l") == []
+    page = " ".join((DOCS / "pydantic-ai.md").read_text().split())
+    assert "a message over 100,000 characters" in page and "`kenning.TextTooLarge`" in page
+
+
 def test_the_docs_page_runs_as_written(tmp_path, monkeypatch, capsys):
     def forget_all(script: Script) -> ModelResponse:
         ids = re.findall(r"^- (\w+) \((?:note|fact)\):", script.returns[-1].content, re.MULTILINE)
@@ -227,7 +373,8 @@ def test_the_docs_page_runs_as_written(tmp_path, monkeypatch, capsys):
         known = "coffee black, no sugar" in (script.instructions[-1] or "")
         return ModelResponse(parts=[TextPart("One black coffee, coming up." if known else "What would you like?")])
 
-    barista = Script(call("remember", text="Sam takes his coffee black, no sugar."), say("Noted!"), usual)
+    barista = Script(call("remember", text="Sam takes his coffee black, no sugar."), say("Noted!"), usual,
+                     say("A cinnamon bun goes well with a black coffee."))  # streamed, a word at a time
     support = Script(call("recall", query="coffee"), forget_all, call("remember", text="Sam drinks oat lattes."),
                      say("Done: oat lattes from now on."))
     # The page defines a @dataclass; dataclasses look up the module a class was made in, and run_page
@@ -241,18 +388,14 @@ def test_the_docs_page_runs_as_written(tmp_path, monkeypatch, capsys):
     assert out[:4] == ["Noted!", "One black coffee, coming up.",
                        "user: I always take my coffee black, no sugar. Please remember that.", "assistant: Noted!"]
     assert "coffee black" in out[4]  # the fact the worker extracted from Sam's words
-    assert out[5:] == ["Done: oat lattes from now on.", "2 turns handed over"]
+    assert out[5:] == ["A cinnamon bun goes well with a black coffee.", "Done: oat lattes from now on.",
+                       "2 turns handed over", "test passed"]  # the last: the page's TestModel test
     assert sorted(r.content.split()[1] for r in support.returns if r.tool_name == "forget") == ["fact", "note"]
     with Memory() as memory:  # the page's store, reopened: the black coffee forgotten, the latte kept
         memory.flush()  # the turn the page handed over last, mined now
         assert [h.note.text for h in memory.notes.search("sam", "coffee")] == ["Sam drinks oat lattes."]
+        streamed = [(m.role, m.content) for m in memory.messages.thread("sam", "afternoon").messages]
+        assert streamed == [("user", "Something sweet with my usual today?"),
+                            ("assistant", "A cinnamon bun goes well with a black coffee.")]
         facts = [f.text for f in memory.list_facts("sam").facts]
         assert not any("black" in f for f in facts) and any("oat lattes" in f for f in facts), facts
-
-
-def test_without_pydantic_ai_the_import_says_how_to_install(monkeypatch):
-    for name in [n for n in sys.modules if n == "pydantic_ai" or n.startswith("pydantic_ai.")]:
-        monkeypatch.setitem(sys.modules, name, None)  # None in sys.modules: "import pydantic_ai" fails
-    monkeypatch.delitem(sys.modules, "kenning.integrations.pydantic_ai")
-    with pytest.raises(ImportError, match=r"pip install 'kenning\[pydantic-ai\]'"):
-        importlib.import_module("kenning.integrations.pydantic_ai")
