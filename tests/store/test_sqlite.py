@@ -288,3 +288,25 @@ def test_another_tenant_cannot_forge_words_into_a_datasets_vocabulary():
 def test_words_are_what_the_tokenizer_keeps_together():
     assert sqlite_mod.scoped_words("p", "e", "d", "snake_case ünïcode 42nd") == " ".join(
         sqlite_mod.word_prefix("p", "e", "d") + w for w in ("snake", "case", "ünïcode", "42nd"))
+
+
+def test_a_deleted_dataset_leaves_none_of_its_words_in_the_files(db_path):
+    """Deleted rows are zeroed (secure_delete), the keyword indexes merged (FTS5 keeps a deleted row's words
+    in older segments until then) and the WAL checkpointed and truncated: the file, its WAL and its shared
+    memory hold none of the dataset's rarest words; another dataset's are still there."""
+    from kenning import Memory
+
+    mem = Memory(f"sqlite:///{db_path}", embedder=None, extractor="parse")
+    mem.add("I adopted a greyhound called Zorblax from the Quillington shelter.", "sam", chat="c1")
+    mem.notes.save("sam", "Zorblax hates thunderstorms.")
+    mem.add("I keep bees at the Vexmoor allotment.", "ana", chat="c1")
+
+    def count(word: bytes) -> int:
+        files = [p for p in db_path.parent.iterdir() if p.name.startswith(db_path.name)]
+        return sum(p.read_bytes().lower().count(word) for p in files)
+
+    assert count(b"zorblax") and count(b"quillington")
+    mem.delete_dataset("sam")
+    assert (count(b"zorblax"), count(b"quillington")) == (0, 0)
+    mem.close()
+    assert (count(b"zorblax"), count(b"quillington")) == (0, 0) and count(b"vexmoor") > 0

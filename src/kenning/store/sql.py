@@ -480,7 +480,12 @@ class SQLStore(Store):
             counts = {table: self._write(f"DELETE FROM {table} WHERE {SCOPED}", tuple(scope)) for table in DATASET_ROWS}
             self._write(f"DELETE FROM usage WHERE {SCOPED}", tuple(scope))
         self._changed(scope)
+        self._scrub()
         return counts
+
+    def _scrub(self) -> None:
+        """After rows were deleted for good: what a backend must do so their words leave its files too
+        (SQLite: merge the keyword indexes, checkpoint the WAL). Nothing by default."""
 
     def delete_messages(self, scope: Scope, episode_ids: Sequence[str] | None = None, *,
                         chat: str | None = None) -> dict[str, int]:
@@ -514,6 +519,7 @@ class SQLStore(Store):
             among, params = self.dialect.any_of("episode_id", ids)
             messages = self._write(f"DELETE FROM episodes WHERE {SCOPED} AND {among}", (*scope, *params))
         self._changed(scope)
+        self._scrub()
         return {"messages": messages, "facts": facts, "jobs": jobs + queued, "restored": restored}
 
     def _mend_history(self, scope: Scope, gone: dict[str, Mapping]) -> int:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import re
 import sqlite3
@@ -30,6 +31,8 @@ from .base import FactQuery
 from .rows import ENTITY_COLUMNS, EXPORT_TABLES, FACT_COLUMNS, VECTOR_TABLES, entity_of, fact_of
 from .matrices import MatrixSearch, matrix_of
 from .sql import COMMON_MIN_ROWS, COMMON_SHARE, DATASET_TABLES, Dialect, SQLStore, fact_filters, fact_order
+
+log = logging.getLogger(__name__)
 
 LIVE_NOW = ("f.invalid_at IS NULL AND f.valid_at <= :t "
             "AND (f.valid_until IS NULL OR f.valid_until > :t)")
@@ -391,6 +394,7 @@ def _fts_query(text: str) -> list[str] | None:
     return list(dict.fromkeys(words)) or None
 
 
+FTS_TABLES = ("facts_fts", "episodes_fts", "notes_fts")
 SQLITE = Dialect("sqlite", "?", timeutil.dump, json.dumps, "", "rowid", "+")
 
 
@@ -416,6 +420,7 @@ class SQLiteStore(MatrixSearch, SQLStore):
         self._db.create_function("scoped_words", 4, scoped_words, deterministic=True)
         self._lock = threading.RLock()
         self._depth = 0
+        self._scrub_pending = False
         self._writes: dict[Scope, int] = {}
         self._matrix_cache_init()
         with self._lock:
@@ -423,6 +428,9 @@ class SQLiteStore(MatrixSearch, SQLStore):
                 self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute("PRAGMA busy_timeout=30000")
+            # Deleted content is overwritten with zeros, not left in free pages: what is deleted is gone
+            # from the file, not only from the tables.
+            self._db.execute("PRAGMA secure_delete=ON")
             self._migrate()
         # Every request reads a key, a session or the key count; a second connection serves those reads
         # beside a writer's transaction (WAL) instead of queueing behind it. An in-memory store has one.
@@ -430,6 +438,22 @@ class SQLiteStore(MatrixSearch, SQLStore):
         if self.path != ":memory:":
             self._side = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=30.0)
             self._side.row_factory = sqlite3.Row
+
+    def _scrub(self) -> None:
+        """FTS5 keeps a deleted row's words in its older index segments until they merge: merge them all
+        ('optimize'). Then checkpoint the WAL and truncate it, so no earlier page image holds them either."""
+        with self._lock:
+            if self._depth:   # inside a transaction: done once it commits (a checkpoint cannot run inside one)
+                self._scrub_pending = True
+                return
+            self._scrub_pending = False
+            for table in FTS_TABLES:
+                self._db.execute(f"INSERT INTO {table}({table}) VALUES ('optimize')")
+            if self.path != ":memory:":
+                busy, _, _ = self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+                if busy:   # a reader (another process) holds an older snapshot: the next erasure tries again
+                    log.warning("the WAL of %s could not be truncated (a reader holds it); erased rows' old "
+                                "page images stay in it until the next checkpoint", self.path)
 
     # -- lifecycle -------------------------------------------------------------
     def close(self) -> None:
@@ -478,6 +502,8 @@ class SQLiteStore(MatrixSearch, SQLStore):
                 self._depth -= 1
                 if outer:
                     self._db.execute("COMMIT")
+                    if self._scrub_pending:   # an erasure inside this transaction: its words leave the files now
+                        self._scrub()
             finally:
                 if scope is not None:
                     self._writes[scope] = self._writes.get(scope, 0) + 1
