@@ -340,8 +340,11 @@ def test_delete_removes_the_message_and_the_facts_mined_from_it_and_restores_wha
     moved = mem.add("I moved to Lisbon. I have a dog called Rex.", "sam", at=at(30), chat="c1")
     assert {(f.predicate, f.object) for f in mem.list_facts("sam").facts} >= {("lives in", "lisbon")}
     mined = mem.list_facts("sam", message_id=moved.episode_id, include_invalidated=True).total
+    before = {e.name for e in mem.list_entities("sam")}
     gone = mem.messages.delete("sam", moved.episode_id)
-    assert gone == {"messages": 1, "facts": mined, "jobs": 0, "restored": 1}
+    named_by_none = before - {e.name for e in mem.list_entities("sam")}   # named by no fact left: they go too
+    assert gone == {"messages": 1, "facts": mined, "entities": len(named_by_none), "jobs": 0, "restored": 1}
+    assert "lisbon" in named_by_none and "berlin" not in named_by_none
     with pytest.raises(NotFound):
         mem.messages.get("sam", moved.episode_id)
     live = mem.list_facts("sam").facts
@@ -369,7 +372,8 @@ def test_delete_takes_a_queued_turn_with_it(mem):
     mem.messages.index("sam", "I am allergic to peanuts.", chat="c1", message_id="m-1", at=at(0))
     mem.workers.close()   # nothing runs the queue: the turn stays queued
     mem.add_turn("sam", "user", "I am allergic to peanuts.", chat="c1", message_id="m-1", at=at(0))
-    assert mem.messages.delete("sam", "m-1") == {"messages": 1, "facts": 0, "jobs": 1, "restored": 0}
+    assert mem.messages.delete("sam", "m-1") == {"messages": 1, "facts": 0, "entities": 0, "jobs": 1,
+                                                      "restored": 0}
     assert mem.jobs("sam") == []
 
 
@@ -385,7 +389,8 @@ def test_delete_chat_removes_every_message_of_the_chat_and_its_queued_turns_and_
     assert mem.messages.thread("sam", "c1").total == 0 and mem.jobs("sam", status="queued") == []
     assert [f.episode_id for f in mem.list_facts("sam").facts] == [other.episode_id]
     assert mem.messages.thread("ana", "c1").total == 1 and mem.list_facts("ana").total == 1
-    assert mem.messages.delete_chat("sam", "c1") == {"messages": 0, "facts": 0, "jobs": 0, "restored": 0}
+    assert mem.messages.delete_chat("sam", "c1") == {"messages": 0, "facts": 0, "entities": 0, "jobs": 0,
+                                                          "restored": 0}
 
 
 def test_delete_of_an_unknown_message_or_a_bad_chat_is_refused(mem):
@@ -405,3 +410,18 @@ def test_a_user_deletes_only_their_own_messages(mem):
     with pytest.raises(PermissionDenied):
         sam.messages.delete_chat("ana", "c1")
     assert mem.messages.get("ana", kept.episode_id).content == "I live in Berlin."
+
+
+def test_delete_takes_the_message_out_of_the_next_ones_keyword_context(plain):
+    """Keyword search reads each message with the end of the one before it: once that one is deleted, the
+    next message is found by its own words and its own day, not by the deleted words."""
+    plain.messages.index("sam", "I adopted a greyhound called Zorblax.", chat="c1", message_id="m1", at=at(0))
+    plain.messages.index("sam", "She sleeps on the sofa all day.", chat="c1", message_id="m2", at=at(0) + timedelta(minutes=1))
+    plain.messages.index("sam", "Off to the market now.", chat="c1", message_id="m3", at=at(0) + timedelta(minutes=2))
+    def keyword(query):
+        return {key for key, _ in plain.store.episode_keyword_search(sc("sam"), query, 10)}
+
+    assert keyword("Zorblax") == {"m1", "m2"}   # m2 through the end of m1, read beside it
+    plain.messages.delete("sam", "m1")
+    assert keyword("Zorblax") == set() and plain.messages.search("sam", "Zorblax") == []
+    assert keyword("sofa") == {"m2", "m3"} and keyword("market") == {"m3"}

@@ -63,14 +63,21 @@ class Messages:
                environment: str | None = None) -> dict[str, int]:
         """Remove one message for good, with the facts mined from it and the queued turn that carried it
         (a person taking back what they said takes back what it taught); a value one of those facts had
-        superseded is live again. Returns the rows removed per kind (``messages``, ``facts``, ``jobs``) and
+        superseded is live again. Returns the rows removed per kind (``messages``, ``facts``, ``entities`` no fact names any more, ``jobs``) and
         the facts made live again (``restored``). Unlike ``delete_fact``, nothing stays in the history."""
         scope = self._s.scope(dataset, project, environment)
         check_id(message_id, "message_id")
-        with self._s.store.transaction(scope):
-            if self._s.store.get_episode(scope, message_id) is None:
+        store = self._s.store
+        with store.transaction(scope):
+            said = store.get_episode(scope, message_id)
+            if said is None:
                 raise NotFound(f"no message {message_id!r} in dataset {dataset!r}")
-            return self._s.store.delete_messages(scope, [message_id])
+            after = store.following_message(scope, said)
+            removed = store.delete_messages(scope, [message_id])
+            if after is not None:   # its keyword context held the end of the removed message: read it again
+                store.set_episode_context(scope, after.episode_id,
+                                          message_context(store, scope, after.chat, after.at, after.created_at))
+        return removed
 
     def delete_chat(self, dataset: str, chat: str, *, project: str | None = None,
                     environment: str | None = None) -> dict[str, int]:

@@ -114,7 +114,8 @@ def test_messages_delete_over_http_as_the_user_and_not_as_another(keyed_server):
         ana.messages.delete("sam", said.episode_id)
     with pytest.raises(PermissionDenied):
         ana.messages.delete_chat("sam", "c1")
-    assert sam.messages.delete("sam", said.episode_id) == {"messages": 1, "facts": 1, "jobs": 0, "restored": 0}
+    assert sam.messages.delete("sam", said.episode_id) == {"messages": 1, "facts": 1, "entities": 1, "jobs": 0,
+                                                                "restored": 0}
     with pytest.raises(NotFound):
         sam.messages.delete("sam", said.episode_id)
     assert sam.messages.delete_chat("sam", "c1")["messages"] == 1

@@ -310,3 +310,23 @@ def test_a_deleted_dataset_leaves_none_of_its_words_in_the_files(db_path):
     assert (count(b"zorblax"), count(b"quillington")) == (0, 0)
     mem.close()
     assert (count(b"zorblax"), count(b"quillington")) == (0, 0) and count(b"vexmoor") > 0
+
+
+def test_a_deleted_message_leaves_none_of_its_words_in_the_files(db_path):
+    """A message deleted from the middle of a chat: gone from its row, the keyword index, the next message's
+    keyword context, the WAL, and from the facts mined from it."""
+    from kenning import Memory
+
+    mem = Memory(f"sqlite:///{db_path}", embedder=None, extractor="parse")
+    mem.add("I live in Porto.", "sam", chat="c1")
+    gone = mem.add("I adopted a greyhound called Zorblax from the Quillington shelter.", "sam", chat="c1")
+    mem.add("She sleeps on the sofa all day.", "sam", chat="c1")
+
+    def count(word: bytes) -> int:
+        files = [p for p in db_path.parent.iterdir() if p.name.startswith(db_path.name)]
+        return sum(p.read_bytes().lower().count(word) for p in files)
+
+    assert count(b"zorblax") and count(b"quillington")
+    mem.messages.delete("sam", gone.episode_id)
+    mem.close()
+    assert (count(b"zorblax"), count(b"quillington")) == (0, 0) and count(b"porto") > 0

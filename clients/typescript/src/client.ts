@@ -263,7 +263,7 @@ export class Messages extends Part {
   }
 
   /** Remove a message for good with the facts mined from it; a value they superseded is live again.
-   * Resolves to the rows removed per kind (`messages`, `facts`, `jobs`) and the facts `restored`. */
+   * Resolves to the rows removed per kind (`messages`, `facts`, `entities`, `jobs`) and the facts `restored`. */
   delete(dataset: string, messageId: string, options?: CallOptions): Promise<Record<string, number>> {
     return this.http.send({ method: "DELETE", path: `/v1/datasets/${q(dataset)}/messages/${q(messageId)}` },
       call(options));

@@ -111,7 +111,7 @@ describe("messages and notes", () => {
   test("delete, deleteChat", async () => {
     await memory.add({ text: "I live in Porto.", dataset: "gone", chat: "c1", messageId: "u1", at: "2026-09-01T10:00:00Z" });
     await memory.messages.index("gone", "Nice!", { role: "assistant", chat: "c1", messageId: "a1", at: "2026-09-01T10:01:00Z" });
-    assert.deepEqual(await memory.messages.delete("gone", "u1"), { messages: 1, facts: 1, jobs: 0, restored: 0 });
+    assert.deepEqual(await memory.messages.delete("gone", "u1"), { messages: 1, facts: 1, entities: 1, jobs: 0, restored: 0 });
     assert.deepEqual((await memory.listFacts("gone")).facts, []);
     await assert.rejects(memory.messages.delete("gone", "u1"), NotFound);
     assert.equal((await memory.messages.deleteChat("gone", "c1")).messages, 1);

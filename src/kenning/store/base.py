@@ -396,11 +396,19 @@ class DatasetStore(ABC):
         """Erase every row of one dataset in one transaction; the rows removed, per table."""
 
     @abstractmethod
+    def following_message(self, scope: Scope, episode: Episode) -> Episode | None:
+        """The message said right after ``episode`` in its chat (the one whose keyword context is its end)."""
+
+    @abstractmethod
+    def set_episode_context(self, scope: Scope, episode_id: str, context: str) -> None:
+        """Replace what keyword search reads beside a message (its neighbour was removed)."""
+
+    @abstractmethod
     def delete_messages(self, scope: Scope, episode_ids: Sequence[str] | None = None, *,
                         chat: str | None = None) -> dict[str, int]:
         """Remove messages (these ids, or every message of ``chat``) in one transaction, with the facts that
         cite them and the jobs that carried them; a fact one of them superseded takes its place again.
-        The rows removed (``messages``, ``facts``, ``jobs``) and the facts made live again (``restored``)."""
+        The rows removed (``messages``, ``facts``, ``entities`` no fact names any more, ``jobs``) and the facts made live again (``restored``)."""
 
 
 KEY_ID_CHARS = 16   # a key's id: the first hex digits of its hash (public: it names the key, proves nothing)

@@ -319,6 +319,20 @@ class SQLStore(Store):
                           (*params, n))
         return [episode_of(r) for r in rows]
 
+    def following_message(self, scope: Scope, episode: Episode) -> Episode | None:
+        dump = self.dialect.dump_time
+        chat = "chat IS NULL" if episode.chat is None else "chat = ?"
+        rows = self._read(f"SELECT {EPISODE_COLUMNS} FROM episodes WHERE {SCOPED} AND {chat} AND episode_id <> ?"
+                          " AND (at > ? OR (at = ? AND created_at > ?))"
+                          f" ORDER BY at, created_at, {self.dialect.row_order} LIMIT 1",
+                          (*scope, *([] if episode.chat is None else [episode.chat]), episode.episode_id,
+                           dump(episode.at), dump(episode.at), dump(episode.created_at)))
+        return episode_of(rows[0]) if rows else None
+
+    def set_episode_context(self, scope: Scope, episode_id: str, context: str) -> None:
+        self._write(f"UPDATE episodes SET context = ? WHERE {SCOPED} AND episode_id = ?", (context, *scope, episode_id))
+        self._changed(scope)
+
     def get_episodes(self, scope: Scope, episode_ids: list[str]) -> list[Episode]:
         return self._by_ids(f"SELECT {EPISODE_COLUMNS} FROM episodes", "episode_id", scope, episode_ids, episode_of,
                             unique=False)
@@ -501,16 +515,24 @@ class SQLStore(Store):
             if not ids:
                 if queued:
                     self._changed(scope)
-                return {"messages": 0, "facts": 0, "jobs": queued, "restored": 0}
+                return {"messages": 0, "facts": 0, "entities": 0, "jobs": queued, "restored": 0}
             cited, cited_params = self.dialect.any_of("episode_id", ids)
             gone = {r["fact_id"]: r for r in self._read(
-                f"SELECT fact_id, valid_at, invalid_at, superseded_by FROM facts WHERE {SCOPED} AND {cited}",
+                f"SELECT fact_id, valid_at, invalid_at, superseded_by, entity_id FROM facts WHERE {SCOPED} AND {cited}",
                 (*scope, *cited_params))}
             restored = self._mend_history(scope, gone) if gone else 0
-            facts = 0
+            facts = entities = 0
             if gone:
                 among, params = self.dialect.any_of("fact_id", list(gone))
                 facts = self._write(f"DELETE FROM facts WHERE {SCOPED} AND {among}", (*scope, *params))
+                named = list({r["entity_id"] for r in gone.values() if r["entity_id"]})
+                if named:   # an entity no fact names any more goes with them (its name is what was said)
+                    among, params = self.dialect.any_of("e.entity_id", named)
+                    entities = self._write(
+                        f"DELETE FROM entities AS e WHERE e.project = ? AND e.environment = ? AND e.dataset = ? AND {among}"
+                        " AND NOT EXISTS (SELECT 1 FROM facts f WHERE f.project = e.project AND"
+                        " f.environment = e.environment AND f.dataset = e.dataset AND f.entity_id = e.entity_id)",
+                        (*scope, *params))
             # The turns that carried them: a queued one would bring its message back, a done one keeps its words.
             sent, sent_params = self.dialect.any_of(self.dialect.json_text("payload", "message_id"), ids)
             kept, kept_params = self.dialect.any_of(self.dialect.json_text("result", "episode_id"), ids)
@@ -520,7 +542,8 @@ class SQLStore(Store):
             messages = self._write(f"DELETE FROM episodes WHERE {SCOPED} AND {among}", (*scope, *params))
         self._changed(scope)
         self._scrub()
-        return {"messages": messages, "facts": facts, "jobs": jobs + queued, "restored": restored}
+        return {"messages": messages, "facts": facts, "entities": entities, "jobs": jobs + queued,
+                "restored": restored}
 
     def _mend_history(self, scope: Scope, gone: dict[str, Mapping]) -> int:
         """Before the facts in ``gone`` are removed: what each superseded takes its place again when it was

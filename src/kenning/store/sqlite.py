@@ -567,6 +567,18 @@ class SQLiteStore(MatrixSearch, SQLStore):
                  embed_text if embed_text is not None else episode.content[:2000]))
         self._bump(scope)
 
+    def set_episode_context(self, scope: Scope, episode_id: str, context: str) -> None:
+        """The column, and the message's keyword index row rebuilt with it (FTS5 rows are replaced, not edited)."""
+        with self.transaction(scope):
+            super().set_episode_context(scope, episode_id, context)
+            self._q("DELETE FROM episodes_fts WHERE rowid IN (SELECT rowid FROM episodes_fts WHERE episodes_fts"
+                    " MATCH 'scope:' || scope_token(?, ?, ?) AND episode_id = ?)", (*scope, episode_id))
+            self._q("INSERT INTO episodes_fts (content, context, scope, episode_id, chat)"
+                    " SELECT scoped_words(project, environment, dataset, content),"
+                    " scoped_words(project, environment, dataset, context), scope_token(project, environment, dataset),"
+                    f" episode_id, chat FROM episodes WHERE project = ? AND environment = ? AND dataset = ?"
+                    " AND episode_id = ?", (*scope, episode_id))
+
     def episode_keyword_search(self, scope: Scope, query: str, limit: int,
                                exclude_chat: str | None = None) -> list[tuple[str, float]]:
         fts = self._selective("episodes_fts", "content context", scope, _fts_query(query))
