@@ -412,7 +412,7 @@ export interface paths {
          * Delete a message and what was mined from it
          * @description The message is removed for good, with the facts that cite it and the queued turn that carried it; a
          *     value one of those facts had superseded is live again. The answer counts the rows removed per kind
-         *     (`messages`, `facts`, `jobs`) and the facts made live again (`restored`). A 404 when there is no such
+         *     (`messages`, `facts`, `entities` no fact names any more, `jobs`) and the facts made live again (`restored`). A 404 when there is no such
          *     message.
          */
         delete: operations["messages_delete"];
