@@ -8,6 +8,7 @@ not run is listed in SKIP with why.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import subprocess
@@ -77,7 +78,9 @@ def test_every_python_block_runs_as_written(folder, monkeypatch, capsys):
     server_memory.store.put_api_key(hash_key(KEY), "acme", "service")
     server_memory.add("I live in Porto.", "sam", project="acme")   # the key's project
     namespace: dict = {"__name__": "__readme__"}
-    with LiveServer(server_memory) as live:
+    opened: list = []   # what the reader's session leaves open (an HTTP client, a Memory) ends with it
+    with LiveServer(server_memory) as live, contextlib.ExitStack() as ends:
+        ends.callback(_close_all, opened)
         ran = 0
         for lang, code, section in blocks():
             if lang != "python":
@@ -89,6 +92,8 @@ def test_every_python_block_runs_as_written(folder, monkeypatch, capsys):
                 exec(compile(code, f"README.md ({section})", "exec"), namespace)
             except Exception as exc:
                 raise AssertionError(f"the README block in {section!r} fails: {exc!r}\n{code}") from exc
+            finally:   # a later block may bind the same name to another one: keep each to close at the end
+                opened += [v for v in namespace.values() if _closable(v) and not any(v is o for o in opened)]
             ran += 1
         assert ran >= 6
     out = capsys.readouterr().out
@@ -96,6 +101,17 @@ def test_every_python_block_runs_as_written(folder, monkeypatch, capsys):
     assert "may use dataset 'alex' only" in out, "the permission block prints what the README says it prints"
     assert namespace["system_prompt"].startswith("You are a helpful assistant.")
     assert namespace["r"].status in ("processing", "done")   # the last `r`: add_turn's receipt
+
+
+def _closable(value) -> bool:
+    from kenning.client import AsyncMemory, RemoteMemory
+
+    return isinstance(value, (RemoteMemory, Memory)) and not isinstance(value, AsyncMemory)
+
+
+def _close_all(opened: list) -> None:
+    for value in opened:
+        value.close()
 
 
 def test_every_shell_line_runs_as_written(folder):
