@@ -21,7 +21,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
 
-TABLES = ("meta", "episodes", "ingests", "entities", "facts", "notes", "jobs", "core_files", "core_file_versions",
+TABLES = ("meta", "episodes", "ingests", "entities", "facts", "notes", "jobs", "core_files", "core_file_versions", "erasures",
           "documents", "api_keys")
 VECTOR_TABLES = ("facts", "entities", "episodes", "notes")
 

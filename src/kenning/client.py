@@ -22,7 +22,8 @@ from pydantic import TypeAdapter
 
 from . import errors as _errors
 from .errors import ConfigError, InputError, KenningError
-from .model import (AddResult, ChatPage, CoreFile, CoreFileVersion, DatasetPage, Document, Entity, Episode, FactPage, Job,
+from .model import (AddResult, ChatPage, CoreFile, CoreFileVersion, DatasetPage, Document, Entity, Episode, ErasurePage,
+                    ErasureReceipt, FactPage, Job,
                     MemoryStatus, MessageHit, MessagePage, Note, NoteHit, Receipt, RecallResult)
 
 ERRORS: dict[str, type[KenningError]] = {}
@@ -287,6 +288,44 @@ class MessageRequests:
         return Call("DELETE", f"/v1/datasets/{_q(dataset)}/chats/{_q(chat)}", environment=environment)
 
 
+class EraseRequests:
+    def fact(self, dataset: str, fact_id: str, *, dry_run: bool = False, by: str | None = None,
+             project: str | None = None, environment: str | None = None) -> Call:
+        _scope(project)   # ``by``: the server names who asked, from the credential
+        return Call("POST", f"/v1/datasets/{_q(dataset)}/erase/facts/{_q(fact_id)}", json={"dry_run": dry_run},
+                    parse=_as(ErasureReceipt), environment=environment)
+
+    def message(self, dataset: str, message_id: str, *, dry_run: bool = False, by: str | None = None,
+                project: str | None = None, environment: str | None = None) -> Call:
+        _scope(project)
+        return Call("POST", f"/v1/datasets/{_q(dataset)}/erase/messages/{_q(message_id)}",
+                    json={"dry_run": dry_run}, parse=_as(ErasureReceipt), environment=environment)
+
+    def content(self, dataset: str, text: str, *, dry_run: bool = False, document_scopes: Sequence[str] = (),
+                by: str | None = None, project: str | None = None, environment: str | None = None) -> Call:
+        _scope(project)
+        scopes = [document_scopes] if isinstance(document_scopes, str) else list(document_scopes)
+        return Call("POST", f"/v1/datasets/{_q(dataset)}/erase/content",
+                    json={"text": text, "dry_run": dry_run, "document_scopes": scopes},
+                    parse=_as(ErasureReceipt), environment=environment)
+
+    def dataset(self, dataset: str, *, dry_run: bool = False, by: str | None = None, project: str | None = None,
+                environment: str | None = None) -> Call:
+        _scope(project)
+        return Call("POST", f"/v1/datasets/{_q(dataset)}/erase", json={"dry_run": dry_run},
+                    parse=_as(ErasureReceipt), environment=environment)
+
+    def log(self, dataset: str | None = None, limit: int = 50, offset: int = 0, *, project: str | None = None,
+            environment: str | None = None) -> Call:
+        _scope(project)
+        path = "/v1/erasures" if dataset is None else f"/v1/datasets/{_q(dataset)}/erasures"
+        return Call("GET", path, params={"limit": limit, "offset": offset}, parse=_as(ErasurePage),
+                    environment=environment)
+
+    def compact(self) -> Call:
+        return Call("POST", "/v1/erasures/compact", parse=lambda d: d["compacted"])
+
+
 class NoteRequests:
     def save(self, dataset: str, text: str, namespace: str = "user", *, project: str | None = None,
              environment: str | None = None) -> Call:
@@ -514,6 +553,7 @@ class RemoteMemory:
         self.notes = _Part(NoteRequests(), self._send, False)
         self.core = _Part(CoreRequests(), self._send, False)
         self.documents = _Part(DocumentRequests(), self._send, False)
+        self.erase = _Part(EraseRequests(), self._send, False)
 
     def _send(self, call: Call):
         headers = _call_headers(call)
@@ -569,6 +609,7 @@ class AsyncMemory:
         self.notes = _Part(NoteRequests(), self._send, True)
         self.core = _Part(CoreRequests(), self._send, True)
         self.documents = _Part(DocumentRequests(), self._send, True)
+        self.erase = _Part(EraseRequests(), self._send, True)
 
     async def _send(self, call: Call):
         headers = _call_headers(call)

@@ -87,6 +87,10 @@ class Settings(BaseModel):
     token_seconds: float = Field(3600.0, gt=0)
     token_max_seconds: float = Field(86_400.0, gt=0)
     session_seconds: float = Field(12 * 3600.0, gt=0)   # a dashboard sign-in lasts this long
+    # after an erasure, make its bytes leave the store's files at once ("immediate": SQLite merges its
+    # keyword indexes and truncates the WAL; PostgreSQL rewrites the affected tables with VACUUM FULL,
+    # which locks each for every tenant while it runs) or at the next `kenning compact` ("deferred")
+    erase_compaction: Literal["immediate", "deferred"] = "immediate"
 
     @property
     def default_db_path(self) -> Path:
@@ -103,7 +107,7 @@ class Settings(BaseModel):
                      "predicate_threshold", "retrieval_floor", "context_budget_chars", "context_budget_unit", "extract_context_turns", "onnx_threads",
                      "ann_index", "parallel_reads", "replica_max_lag_seconds", "replica_wait_seconds",
                      "worker_threads", "worker_batch", "job_lease_seconds", "extract_budget_seconds",
-                     "token_seconds", "token_max_seconds", "session_seconds",
+                     "token_seconds", "token_max_seconds", "session_seconds", "erase_compaction",
                      "max_note_chars", "note_dedupe_threshold", "max_notes_per_call", "max_core_chars", "max_render", "max_body_bytes", "max_import_bytes", "header_timeout", "max_connections", "max_requests", "public_docs", "max_open_jobs", "max_core_versions", "max_core_files", "max_dataset_chars",
                      "rate_limit_user", "rate_limit_key", "rate_limit_storage", "permission_read", "permission_admin", "llm_base_url", "llm_model", "llm_api_key",
                      "llm_timeout", "llm_max_tokens", "extractor", "llm_response_format", "llm_instructions",

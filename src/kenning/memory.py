@@ -23,6 +23,7 @@ from .messages import Messages
 from .notes import ORGANIZATION, Notes, home_scope
 from .core_files import Core
 from .documents import Documents
+from .erasure import Erasure
 from .services import Services, check_page, check_query, fact_filters
 from .write import EMBED_PREFIX_CHARS, WritePipeline, check_id, check_role, check_room, check_text
 from . import transfer
@@ -138,6 +139,7 @@ class Memory:
         self.services = Services(self.settings, self.store, self.embedder, extractor, self.registry, writer, reader)
         self.messages = Messages(self.services)
         self.notes = Notes(self.services)
+        self.erase = Erasure(self.services)
         self.core = Core(self.services)
         self.documents = Documents(self.services)
         self.workers = WorkerThreads(self.services, self.settings.worker_threads, self.settings.job_lease_seconds)
@@ -325,8 +327,9 @@ class Memory:
                        environment: str | None = None) -> dict[str, int]:
         """Erase one end user's memory for good (facts and their history, entities, messages, notes,
         core files and their versions, queued turns), in one transaction; no other dataset is touched.
-        Returns the rows removed per kind. Unlike ``delete_fact`` this keeps no history."""
-        return self.store.delete_dataset(self.services.scope(dataset, project, environment))
+        Returns the rows removed per kind. Unlike ``delete_fact`` this keeps no history. It is
+        ``erase.dataset`` (logged and compacted like every erasure), answering with the counts alone."""
+        return self.erase.dataset(dataset, project=project, environment=environment).removed
 
     def datasets(self, q: str | None = None, limit: int = 50, offset: int = 0, *, project: str | None = None,
                  environment: str | None = None) -> DatasetPage:

@@ -364,3 +364,51 @@ class RecallResult(BaseModel):
     notes: list[Note] = Field(default_factory=list)
     messages: list[MessageHit] = Field(default_factory=list)
     items: list[RecallItem] = Field(default_factory=list)
+
+
+ERASURE_KINDS = ("fact", "message", "content", "dataset")
+ErasureKind = Literal["fact", "message", "content", "dataset"]
+
+
+class ErasureReceipt(BaseModel):
+    """What one erasure removed (or, with ``dry_run``, would remove). ``removed`` counts rows per kind;
+    ``ids`` names them (core files as ``namespace:path``, their versions as ``namespace:path@version``,
+    documents as ``scope_key:path``); ``redacted`` names the messages whose quoted words were cut out and
+    ``restored`` the facts made live again because what superseded them was erased. ``physical`` says
+    whether the erased bytes have left the store's files: ``done``, or ``pending`` until the next
+    ``erase.compact()`` (see docs/erasure.md)."""
+    model_config = OUTPUT
+    erasure_id: str | None          # None for a dry run: nothing was erased, nothing logged
+    kind: ErasureKind
+    dataset: str
+    dry_run: bool
+    removed: dict[str, int]
+    ids: dict[str, list[str]]
+    redacted: list[str] = Field(default_factory=list)
+    restored: list[str] = Field(default_factory=list)
+    physical: Literal["done", "pending", "none"] = "none"
+    at: datetime
+
+
+class ErasureRecord(BaseModel):
+    """One erasure-log entry: ids, counts and SHA-256 hashes of what was erased, who asked and when,
+    never the erased text itself. A hash lets an auditor confirm that a given text was erased (by hashing
+    it again); it does not reveal the text, though a short guessable one can be confirmed by guessing."""
+    model_config = OUTPUT
+    erasure_id: str
+    kind: ErasureKind
+    dataset: str
+    by: str | None
+    at: datetime
+    removed: dict[str, int]
+    ids: dict[str, list[str]]
+    hashes: dict[str, str]          # "<kind>:<id>" (and "query" for erase by content) -> sha256 hex
+    compacted_at: datetime | None = None
+
+
+class ErasurePage(BaseModel):
+    model_config = OUTPUT
+    erasures: list[ErasureRecord]
+    total: int
+    limit: int
+    offset: int

@@ -53,6 +53,7 @@ class UserMemory:
         self.core = _UserCore(self)
         self.messages = _UserMessages(self)
         self.documents = _NoDocuments(self)
+        self.erase = _UserErase(self)
 
     # -- checks ------------------------------------------------------------------------------
     def _need(self, permission: str, what: str) -> None:
@@ -246,6 +247,43 @@ class _UserMessages(_UserPart):
     def delete_chat(self, dataset: str, *args, **kw):
         self._u._own(dataset, "messages.delete_chat")
         return self._u._m.messages.delete_chat(dataset, *args, **self._u._plain(kw))
+
+
+class _UserErase(_UserPart):
+    """A person may erase what is kept about them: their own dataset's facts, messages, content, or all of
+    it. The log names them as who asked; documents (the service's) and compaction are not theirs."""
+
+    def _by(self, kw: dict) -> dict:
+        kw = self._u._plain(kw)
+        kw["by"] = f"user:{self._u.dataset}" + (f" via {kw['by']}" if kw.get("by") else "")
+        return kw
+
+    def fact(self, dataset: str, *args, **kw):
+        self._u._own(dataset, "erase.fact")
+        return self._u._m.erase.fact(dataset, *args, **self._by(kw))
+
+    def message(self, dataset: str, *args, **kw):
+        self._u._own(dataset, "erase.message")
+        return self._u._m.erase.message(dataset, *args, **self._by(kw))
+
+    def content(self, dataset: str, text: str, **kw):
+        self._u._own(dataset, "erase.content")
+        if kw.get("document_scopes"):
+            raise PermissionDenied("erase.content: documents belong to the service principal only; leave out "
+                                   "document_scopes", self._u.admin_permission)
+        return self._u._m.erase.content(dataset, text, **self._by(kw))
+
+    def dataset(self, dataset: str, **kw):
+        self._u._own(dataset, "erase.dataset")
+        return self._u._m.erase.dataset(dataset, **self._by(kw))
+
+    def log(self, dataset: str | None = None, *args, **kw):
+        self._u._own(dataset if dataset is not None else self._u.dataset, "erase.log")
+        return self._u._m.erase.log(self._u.dataset, *args, **self._u._plain(kw))
+
+    def compact(self):
+        raise PermissionDenied("erase.compact is maintenance of the whole store: the service principal's",
+                               self._u.admin_permission)
 
 
 class _NoDocuments(_UserPart):

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..model import OUTPUT
-from .schema import SAFE_INT, CorePathText, DatasetName, Ident, Instant, Namespace, Query_, Role, limit, text, whole
+from .schema import SAFE_INT, SCOPE_KEY, CorePathText, DatasetName, Ident, Instant, Namespace, Query_, Role, limit, text, whole
 
 MessageText = text("max_text_chars", "what was said, verbatim", "I moved to Lisbon last month.")
 Version = whole(0, SAFE_INT)   # a core file's or document's version (0: absent)
@@ -217,3 +217,17 @@ class ErrorBody(BaseModel):
     """What every 4xx and 5xx answer carries (server/errors.py), declared so clients and checks see it."""
     model_config = OUTPUT
     error: ErrorDetail
+
+
+class EraseBody(BaseModel):
+    model_config = example(dry_run=True)
+    dry_run: bool = Field(False, description="only say what would be erased: nothing is removed or logged")
+
+
+class EraseContentBody(BaseModel):
+    model_config = example(text="Lisbon", dry_run=True)
+    text: Annotated[str, Field(min_length=2, max_length=1_000, pattern=r"\S[\s\S]*\S",
+                               description="erase everything that holds this text, case-insensitively")]
+    dry_run: bool = Field(False, description="only say what would be erased: nothing is removed or logged")
+    document_scopes: list[Annotated[str, Field(pattern=SCOPE_KEY, min_length=1, max_length=256)]] = Field(default_factory=list, max_length=100, description="document scope keys "
+                                         "whose documents holding the text go too (documents belong to no dataset)")

@@ -33,6 +33,9 @@ TAGS = [
                                           "Anthropic's memory tool; every version kept."},
     {"name": "documents", "description": "Versioned documents for agent runtimes, under an opaque scope key."},
     {"name": "datasets", "description": "The end users (datasets) of a project and environment."},
+    {"name": "erasure", "description": "Erase for good, with a receipt and a log entry: a fact with the words it "
+                                       "came from, a message with what it taught, everything holding a text, "
+                                       "or a whole dataset (docs/erasure.md)."},
     {"name": "jobs", "description": "The queue of turns sent with `add_turn`."},
     {"name": "maintenance", "description": "Export, import and embedding (service keys only)."},
     {"name": "access", "description": "User tokens and API keys (service keys only)."},

@@ -13,7 +13,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 import numpy as np
@@ -411,6 +411,78 @@ class DatasetStore(ABC):
         The rows removed (``messages``, ``facts``, ``entities`` no fact names any more, ``jobs``) and the facts made live again (``restored``)."""
 
 
+@dataclass
+class ErasurePlan:
+    """What one erasure changes in a dataset, worked out before it runs (and shown as is by a dry run).
+
+    Removed for good: ``facts`` (a fact one of them superseded is live again), ``messages``, ``notes``,
+    ``documents`` (scope key, path), ``jobs`` and the jobs carrying ``job_messages``, and ``entities`` no
+    remaining fact names (besides those the removed facts leave unnamed). Rewritten in place:
+    ``redactions`` (message id → content, embedded text, vector), ``quotes`` (fact id → source quote),
+    ``core`` ((namespace, path) → content) and ``core_versions`` ((namespace, path, version) → content);
+    ``aliases``: entity aliases holding this text are dropped."""
+    facts: list[str] = field(default_factory=list)
+    messages: list[str] = field(default_factory=list)
+    redactions: dict[str, tuple[str, str, "np.ndarray | None"]] = field(default_factory=dict)
+    quotes: dict[str, str] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    core: dict[tuple[str, str], str] = field(default_factory=dict)
+    core_versions: dict[tuple[str, str, int], str] = field(default_factory=dict)
+    documents: list[tuple[str, str]] = field(default_factory=list)
+    jobs: list[str] = field(default_factory=list)
+    job_messages: list[str] = field(default_factory=list)
+    entities: list[str] = field(default_factory=list)
+    aliases: str | None = None
+
+
+@dataclass(frozen=True)
+class Found:
+    """A row holding an erased text: its id and the text (for the erasure log's hash; never stored)."""
+    kind: str
+    id: str
+    text: str
+    extra: tuple = ()
+
+
+class ErasureStore(ABC):
+    """Erasure: rows removed or rewritten for good, an erasure log, and compaction (the bytes of what was
+    removed leave the store's files, indexes and log)."""
+
+    @abstractmethod
+    def slot_versions(self, scope: Scope, fact_ids: Sequence[str]) -> list[Fact]:
+        """These facts and every other version of their slot value (same predicate and object, in any state:
+        live, ended, superseded, deleted): a value's whole history."""
+
+    @abstractmethod
+    def containing(self, scope: Scope, text: str, document_scopes: Sequence[str] = ()) -> list[Found]:
+        """Every row of the dataset whose text holds ``text`` case-insensitively: facts (text, object, quote),
+        messages, notes (forgotten too), entities (name or alias), core files and their versions (``extra``:
+        namespace, path[, version]), jobs (their message), and documents under ``document_scopes``."""
+
+    @abstractmethod
+    def count_rows(self, scope: Scope) -> dict[str, int]:
+        """The dataset's rows per table (what erasing it would remove)."""
+
+    @abstractmethod
+    def erase(self, scope: Scope, plan: ErasurePlan) -> dict[str, list[str]]:
+        """Carry out ``plan`` inside the caller's transaction; the ids removed per kind, and ``restored``."""
+
+    @abstractmethod
+    def log_erasure(self, project: str, environment: str, record: dict) -> None:
+        """Append one erasure-log entry (an ``ErasureRecord`` as JSON values: ids, counts, hashes, no text)."""
+
+    @abstractmethod
+    def erasures(self, project: str, environment: str, dataset: str | None, limit: int,
+                 offset: int) -> tuple[list[dict], int]:
+        """Erasure-log entries, newest first (of one dataset, or of the project and environment)."""
+
+    @abstractmethod
+    def compact(self, tables: Sequence[str] | None = None) -> bool:
+        """Make removed rows' bytes leave the files (``tables``: those touched; None: every table), and mark
+        the log's pending entries compacted. False when something could not be done now (a reader holds
+        the SQLite WAL); the next compaction tries again."""
+
+
 KEY_ID_CHARS = 16   # a key's id: the first hex digits of its hash (public: it names the key, proves nothing)
 
 
@@ -512,5 +584,5 @@ class TransferStore(ABC):
 
 
 class Store(Lifecycle, FactStore, EntityStore, MessageStore, NoteStore, VectorStore, CoreFileStore, DocumentStore,
-            JobQueue, DatasetStore, KeyStore, TransferStore):
+            JobQueue, DatasetStore, ErasureStore, KeyStore, TransferStore):
     """A tenant-scoped store: every contract above. Implementations: SQLite (embedded), PostgreSQL."""

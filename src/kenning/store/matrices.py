@@ -83,9 +83,15 @@ class MatrixSearch:
                 self._matrix_cache.popitem(last=False)
         return value
 
-    def _drop_cached(self) -> None:
+    def _drop_cached(self, scope: Scope | None = None) -> None:
+        """Forget the cached matrices (of one dataset, or all): after an erasure, its vectors leave this
+        process's memory at once, not when the next read of the dataset finds the version changed."""
         with self._matrix_lock:
-            self._matrix_cache.clear()
+            if scope is None:
+                self._matrix_cache.clear()
+                return
+            for key in [k for k in self._matrix_cache if scope in k]:
+                del self._matrix_cache[key]
 
     # -- the matrices -----------------------------------------------------------------------
     def live_matrix(self, scope: Scope, at: datetime) -> tuple[list[str], np.ndarray]:

@@ -38,6 +38,7 @@ no earlier job of its dataset is queued or running.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 import threading
@@ -56,6 +57,7 @@ from ..records import RECORDS
 from .base import FactQuery
 from .rows import (ENTITY_COLUMNS, EXPORT_TABLES, FACT_COLUMNS, JOB_COLUMNS, VECTOR_TABLES, entity_of, fact_of,
                    load_time)
+from .erasing import ERASABLE_TABLES
 from .matrices import MatrixSearch
 from .replicas import ReplicaSet
 from .sql import COMMON_MIN_ROWS, COMMON_SHARE, DATASET_TABLES, Dialect, SQLStore, fact_filters, fact_order
@@ -80,6 +82,8 @@ def _error(path: str, exc: Exception) -> Exception:
     return StoreError(f"PostgreSQL error on {path}: {exc}")
 
 
+log = logging.getLogger("kenning.store.postgres")
+ERASE_LOCK_TIMEOUT = "5s"     # how long compaction waits for a table's lock before leaving it pending
 CONFIG = "english"           # one text search configuration for every tsvector and tsquery
 RANK_WEIGHTS = "{0.1, 0.25, 0.5, 1.0}"   # D, C, B, A: predicate C, text B, object A (SQLite's 0.5 : 1 : 2)
 EXACT_ROWS = 10_000          # below this many rows a table is counted, above it the planner's estimate will do
@@ -413,7 +417,7 @@ def m013_distributable_keys(conn) -> None:
 DISTRIBUTION = {
     "facts": "dataset", "entities": "dataset", "episodes": "dataset", "ingests": "dataset", "notes": "dataset",
     "jobs": "dataset", "core_files": "dataset", "core_file_versions": "dataset", "usage": "dataset",
-    "documents": "scope_key",
+    "erasures": "dataset", "documents": "scope_key",
     "meta": None, "migrations": None, "api_keys": None, "sessions": None,
 }
 TENANT_COLUMNS = ("project", "environment")   # before the distribution column in every key
@@ -453,10 +457,21 @@ def m014_usage_counts_names(conn) -> None:
     """)
 
 
+def m015_erasures(conn) -> None:
+    """The erasure log: ids, counts and hashes of what each erasure removed, never the text."""
+    conn.execute("""
+    CREATE TABLE erasures (
+        project text NOT NULL, environment text NOT NULL, dataset text NOT NULL, erasure_id text NOT NULL,
+        kind text NOT NULL, at timestamptz NOT NULL, record jsonb NOT NULL, compacted_at timestamptz,
+        PRIMARY KEY (project, environment, dataset, erasure_id));
+    CREATE INDEX erasures_time ON erasures (project, environment, at);
+    """)
+
+
 MIGRATIONS = [m001_initial, m002_notes, m003_jobs, m004_core_files_and_documents, m005_api_keys, m006_sessions,
               m007_fair_turns, m008_usage, m009_dated_messages, m010_fact_episodes,
               m011_change_versions, m012_scoped_words, m013_distributable_keys,
-              m014_usage_counts_names]
+              m014_usage_counts_names, m015_erasures]
 
 
 def redact(url: str) -> str:
@@ -836,6 +851,31 @@ class PostgresStore(MatrixSearch, SQLStore):
             self.analyze()
             return
         self._x("VACUUM (ANALYZE) " + ", ".join(SEARCHED_TABLES))
+
+    def compact(self, tables=None) -> bool:
+        """``VACUUM (FULL)`` each table an erasure touched: a plain VACUUM frees a deleted row's space for
+        reuse but leaves its bytes in the page, and a GIN or B-tree index keeps erased words as keys; the
+        rewrite writes new files without them (the old ones are truncated). Each table is locked for every
+        tenant while it is rewritten; a lock not granted within ERASE_LOCK_TIMEOUT leaves the erasure pending
+        (the log says so) rather than queue every reader behind it. Outside a transaction only."""
+        if getattr(self._local, "conn", None) is not None:
+            return False
+        done = True
+        with self._conn() as conn:
+            conn.execute(f"SET lock_timeout = '{ERASE_LOCK_TIMEOUT}'")
+            try:
+                for table in tables or ERASABLE_TABLES:
+                    try:
+                        conn.execute(f"VACUUM (FULL) {table}")
+                    except psycopg.errors.LockNotAvailable:
+                        log.warning("compaction of %s waited over %s for its lock; its erased rows' bytes stay "
+                                    "until the next `kenning compact`", table, ERASE_LOCK_TIMEOUT)
+                        done = False
+            finally:
+                conn.execute("RESET lock_timeout")
+        if done:
+            self._compacted()
+        return done
 
     # -- the cached matrices (kenning.store.matrices) -------------------------------------
     def _version(self, scope: Scope):

@@ -25,6 +25,7 @@ from ..embed.base import check_vectors
 from ..errors import DimensionMismatch, DocumentConflict, LeaseLost
 from ..model import AddResult, ChatSummary, CoreFile, CoreFileVersion, Document, Entity, Episode, Fact, Job, Note, Scope
 from .base import KEY_ID_CHARS, ApiKey, Store
+from .erasing import SQLErasure
 from .rows import (ENTITY_COLUMNS, EPISODE_COLUMNS, FACT_COLUMNS, JOB_COLUMNS, NOTE_COLUMNS, VECTOR_TABLES, entity_of, episode_of,
                    fact_of, load_json, load_time, note_of)
 
@@ -65,11 +66,24 @@ class Dialect:
     def sql(self, text: str) -> str:
         return _translate(text, self.placeholder)
 
+    def contains(self, column: str) -> str:
+        """``column`` holds the next parameter's text, case-insensitively (SQLite: a Python function that
+        casefolds both, since its lower() folds ASCII only; PostgreSQL: lower() and strpos)."""
+        if self.placeholder == "?":
+            return f"kenning_contains({column}, ?)"
+        return f"(strpos(lower({column}), lower(?)) > 0)"
+
     def json_text(self, column: str, key: str) -> str:
         """One key of a JSON column as text: ``json_extract`` (SQLite) or ``->>`` (PostgreSQL's jsonb)."""
         if self.placeholder == "?":
             return f"json_extract({column}, '$.{key}')"
         return f"({column} ->> '{key}')"
+
+    def json_blank(self, column: str, key: str) -> str:
+        """The JSON column with one key's value replaced by an empty string."""
+        if self.placeholder == "?":
+            return f"json_set({column}, '$.{key}', '')"
+        return f"jsonb_set({column}, '{{{key}}}', '\"\"'::jsonb)"
 
     load_time = staticmethod(load_time)   # either backend's time value → an aware UTC datetime
     load_json = staticmethod(load_json)   # either backend's JSON column → Python values
@@ -114,7 +128,7 @@ DATASET_TABLES = ("facts", "episodes", "notes", "entities", "core_files", "jobs"
 DATASET_ROWS = ("facts", "entities", "episodes", "ingests", "notes", "core_files", "core_file_versions", "jobs")
 
 
-class SQLStore(Store):
+class SQLStore(SQLErasure, Store):
     """The shared half of a SQL store; a backend adds its connection, schema, search and locks."""
 
     dialect: Dialect
@@ -489,11 +503,18 @@ class SQLStore(Store):
         rows = self._read(f"SELECT chars FROM usage WHERE {SCOPED}", tuple(scope))
         return int(rows[0]["chars"]) if rows else 0
 
+    def count_rows(self, scope: Scope) -> dict[str, int]:
+        return {table: self._read(f"SELECT count(*) AS n FROM {table} WHERE {SCOPED}", tuple(scope))[0]["n"]
+                for table in DATASET_ROWS}
+
     def delete_dataset(self, scope: Scope) -> dict[str, int]:
         with self.transaction(scope):
             counts = {table: self._write(f"DELETE FROM {table} WHERE {SCOPED}", tuple(scope)) for table in DATASET_ROWS}
-            self._write(f"DELETE FROM usage WHERE {SCOPED}", tuple(scope))
+            # The usage row stays, emptied: its change version keeps counting up, so no process's cached
+            # matrices of the erased dataset can match a later version of a new one by the same name.
+            self._write(f"UPDATE usage SET chars = 0 WHERE {SCOPED}", tuple(scope))
         self._changed(scope)
+        self._drop_cached(scope)
         self._scrub()
         return counts
 
@@ -520,7 +541,7 @@ class SQLStore(Store):
             gone = {r["fact_id"]: r for r in self._read(
                 f"SELECT fact_id, valid_at, invalid_at, superseded_by, entity_id FROM facts WHERE {SCOPED} AND {cited}",
                 (*scope, *cited_params))}
-            restored = self._mend_history(scope, gone) if gone else 0
+            restored = len(self._mend_history(scope, gone)) if gone else 0
             facts = entities = 0
             if gone:
                 among, params = self.dialect.any_of("fact_id", list(gone))
@@ -545,11 +566,11 @@ class SQLStore(Store):
         return {"messages": messages, "facts": facts, "entities": entities, "jobs": jobs + queued,
                 "restored": restored}
 
-    def _mend_history(self, scope: Scope, gone: dict[str, Mapping]) -> int:
+    def _mend_history(self, scope: Scope, gone: dict[str, Mapping]) -> list[str]:
         """Before the facts in ``gone`` are removed: what each superseded takes its place again when it was
         the live value (no later value exists), or points at what superseded it. Returns the facts restored."""
         among, params = self.dialect.any_of("superseded_by", list(gone))
-        restored = 0
+        restored: list[str] = []
         for row in self._read(f"SELECT fact_id, predicate, object, valid_until, superseded_by FROM facts"
                               f" WHERE {SCOPED} AND {among}", (*scope, *params)):
             if row["fact_id"] in gone:
@@ -571,7 +592,7 @@ class SQLStore(Store):
             self._write("UPDATE facts SET invalid_at = NULL, superseded_by = NULL"
                         f"{', valid_until = NULL' if ended else ''} WHERE {SCOPED} AND fact_id = ?",
                         (*scope, row["fact_id"]))
-            restored += 1
+            restored.append(row["fact_id"])
         return restored
 
     # -- the job queue ------------------------------------------------------------------------------
@@ -596,7 +617,10 @@ class SQLStore(Store):
         """Mark a job done (or failed); refuses unless ``worker`` still holds its lease, so work a
         reclaimed job did twice commits once. Call inside the transaction that applied its effects."""
         status = "failed" if error is not None else "done"
-        touched = self._write("UPDATE jobs SET status = ?, result = ?, error = ?, lease_owner = NULL,"
+        # A done job keeps its receipt, not its words: the message (if kept) holds them, and a turn of a
+        # temporary chat must leave nothing. A failed one keeps them for its retry.
+        payload = "payload" if status == "failed" else self.dialect.json_blank("payload", "content")
+        touched = self._write(f"UPDATE jobs SET status = ?, result = ?, error = ?, lease_owner = NULL, payload = {payload},"
                               " lease_until = NULL, updated_at = ? WHERE job_id = ? AND status = 'distilling'"
                               " AND lease_owner = ?",
                               (status, self.dialect.dump_json(result) if result is not None else None, error,

@@ -339,9 +339,20 @@ def m013_unforgeable_words(db: sqlite3.Connection) -> None:
     """)
 
 
+def m014_erasures(db: sqlite3.Connection) -> None:
+    """The erasure log: ids, counts and hashes of what each erasure removed, never the text."""
+    _script(db, """
+    CREATE TABLE erasures (
+        project TEXT NOT NULL, environment TEXT NOT NULL, dataset TEXT NOT NULL, erasure_id TEXT NOT NULL,
+        kind TEXT NOT NULL, at TEXT NOT NULL, record TEXT NOT NULL, compacted_at TEXT,
+        PRIMARY KEY (project, environment, dataset, erasure_id));
+    CREATE INDEX erasures_time ON erasures (project, environment, at);
+    """)
+
+
 MIGRATIONS = [m001_initial, m002_messages_and_notes, m003_jobs, m004_core_files_and_documents, m005_api_keys,
               m006_scoped_fts_deletes, m007_sessions, m008_fair_turns, m009_usage, m010_dated_messages,
-              m011_fact_episodes, m012_usage_counts_names, m013_unforgeable_words]
+              m011_fact_episodes, m012_usage_counts_names, m013_unforgeable_words, m014_erasures]
 EMBED_PREFIX_CHARS = 2000  # the model reads 256 tokens; never tokenise a 100k-character text whole
 
 
@@ -351,6 +362,14 @@ WORD = re.compile(r"[^\W_]+")   # letters and digits: what unicode61 keeps toget
 def scope_token(project: str, environment: str, dataset: str) -> str:
     """One FTS token per scope: 'k' + 20 hex digits of a hash of the tenant key."""
     return "k" + hashlib.sha1(f"{project}\0{environment}\0{dataset}".encode()).hexdigest()[:20]
+
+
+def _contains(text: str | None, needle: str | None) -> int:
+    """SQL ``kenning_contains(text, needle)``: a case-insensitive substring test that folds every script
+    (SQLite's own lower() folds ASCII only)."""
+    if text is None or needle is None:
+        return 0
+    return int(needle.casefold() in text.casefold())
 
 
 def _blob(vec: np.ndarray | None) -> bytes | None:
@@ -418,6 +437,7 @@ class SQLiteStore(MatrixSearch, SQLStore):
         self._db.row_factory = sqlite3.Row
         self._db.create_function("scope_token", 3, scope_token, deterministic=True)
         self._db.create_function("scoped_words", 4, scoped_words, deterministic=True)
+        self._db.create_function("kenning_contains", 2, _contains, deterministic=True)
         self._lock = threading.RLock()
         self._depth = 0
         self._scrub_pending = False
@@ -439,21 +459,38 @@ class SQLiteStore(MatrixSearch, SQLStore):
             self._side = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=30.0)
             self._side.row_factory = sqlite3.Row
 
-    def _scrub(self) -> None:
+    def _scrub(self) -> bool:
         """FTS5 keeps a deleted row's words in its older index segments until they merge: merge them all
-        ('optimize'). Then checkpoint the WAL and truncate it, so no earlier page image holds them either."""
+        ('optimize'). Then checkpoint the WAL and truncate it, so no earlier page image holds them either.
+        False when a reader (another process) holds an older snapshot and the WAL could not be truncated."""
         with self._lock:
             if self._depth:   # inside a transaction: done once it commits (a checkpoint cannot run inside one)
                 self._scrub_pending = True
-                return
+                return False
             self._scrub_pending = False
             for table in FTS_TABLES:
                 self._db.execute(f"INSERT INTO {table}({table}) VALUES ('optimize')")
-            if self.path != ":memory:":
-                busy, _, _ = self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
-                if busy:   # a reader (another process) holds an older snapshot: the next erasure tries again
-                    log.warning("the WAL of %s could not be truncated (a reader holds it); erased rows' old "
-                                "page images stay in it until the next checkpoint", self.path)
+            if self.path == ":memory:":
+                return True
+            busy, _, _ = self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+            if busy:   # the next erasure or compaction tries again
+                log.warning("the WAL of %s could not be truncated (a reader holds it); erased rows' old "
+                            "page images stay in it until the next checkpoint", self.path)
+            return not busy
+
+    def compact(self, tables=None) -> bool:
+        """Secure delete already zeroed the freed space; merge the keyword indexes and truncate the WAL, then
+        mark the log's waiting entries compacted (that write is checkpointed too: the WAL ends empty)."""
+        if not self._scrub():
+            return False
+        self._compacted()
+        if self.path != ":memory:":
+            with self._lock:
+                self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        return True
+
+    def _message_rewritten(self, scope: Scope, episode_id: str) -> None:
+        self._reindex_episode(scope, episode_id)
 
     # -- lifecycle -------------------------------------------------------------
     def close(self) -> None:
@@ -571,6 +608,11 @@ class SQLiteStore(MatrixSearch, SQLStore):
         """The column, and the message's keyword index row rebuilt with it (FTS5 rows are replaced, not edited)."""
         with self.transaction(scope):
             super().set_episode_context(scope, episode_id, context)
+            self._reindex_episode(scope, episode_id)
+
+    def _reindex_episode(self, scope: Scope, episode_id: str) -> None:
+        """Rebuild one message's FTS5 row from its columns (FTS5 rows are replaced, not edited)."""
+        with self.transaction(scope):
             self._q("DELETE FROM episodes_fts WHERE rowid IN (SELECT rowid FROM episodes_fts WHERE episodes_fts"
                     " MATCH 'scope:' || scope_token(?, ?, ?) AND episode_id = ?)", (*scope, episode_id))
             self._q("INSERT INTO episodes_fts (content, context, scope, episode_id, chat)"

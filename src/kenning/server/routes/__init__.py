@@ -5,9 +5,9 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from ..access import Api
-from . import core, datasets, documents, facts, health, jobs, messages, notes, recall, tokens, transfer, turns
+from . import core, datasets, documents, erasure, facts, health, jobs, messages, notes, recall, tokens, transfer, turns
 
-MODULES = (health, turns, recall, facts, jobs, datasets, messages, notes, core, documents, transfer, tokens)
+MODULES = (health, turns, recall, facts, jobs, datasets, messages, notes, core, documents, erasure, transfer, tokens)
 
 
 def routers(api: Api) -> list[APIRouter]:

@@ -1,0 +1,323 @@
+"""Erasure: a fact with the words it came from, a message with what it taught, everything holding a text,
+or a whole person, removed from every place that holds them, with a receipt and a log entry.
+
+Deleting is soft (``delete_fact``: the history keeps the fact); erasing keeps nothing. Each verb works out
+an :class:`~kenning.store.base.ErasurePlan` first (what a dry run shows), carries it out in one
+transaction, then compacts: the store's files, indexes and log drop the bytes (``Settings.erase_compaction``).
+The log keeps ids, counts and SHA-256 hashes, never the erased text.
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+import uuid
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from . import timeutil
+from .errors import InputError, NotFound
+from .model import ErasurePage, ErasureReceipt, ErasureRecord, Fact, Scope
+from .services import check_page
+from .store.base import ErasurePlan, FactQuery, Found
+from .store.erasing import ERASABLE_TABLES
+from .write import check_id, message_context, message_embed_text
+
+if TYPE_CHECKING:
+    from .services import Services
+
+MARK = "[erased]"                    # what stands where quoted words were cut out of a message
+MIN_CONTENT_CHARS = 2                # erase by content refuses a shorter text (it would match nearly everything)
+MAX_CONTENT_CHARS = 1_000
+_LEFT_OVER = re.compile(r"[\W_]+")   # what a redacted message may hold besides marks and still say nothing
+# The tables each kind of removal touches: what compaction rewrites.
+TABLES = {"facts": ("facts",), "restored": ("facts",), "entities": ("entities",), "messages": ("episodes",),
+          "redacted": ("episodes",), "notes": ("notes",), "core_files": ("core_files",),
+          "core_file_versions": ("core_file_versions",), "documents": ("documents",), "jobs": ("jobs",),
+          "quotes": ("facts",)}
+
+
+def sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def spans_of(text: str, phrases: Sequence[str]) -> list[tuple[int, int]]:
+    """Where any of ``phrases`` occurs in ``text`` (case-insensitively), merged where they overlap."""
+    folded = text.casefold()
+    if len(folded) != len(text):   # a character whose folding changes length: fold per character's own width
+        folded = text.lower()
+    found = []
+    for phrase in {p.casefold() if len(p.casefold()) == len(p) else p.lower() for p in phrases if p and p.strip()}:
+        start = folded.find(phrase)
+        while start != -1:
+            found.append((start, start + len(phrase)))
+            start = folded.find(phrase, start + 1)
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(found):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+def redact(text: str, phrases: Sequence[str]) -> str:
+    """``text`` with every occurrence of ``phrases`` replaced by :data:`MARK`."""
+    out, last = [], 0
+    for start, end in spans_of(text, phrases):
+        out += [text[last:start], MARK]
+        last = end
+    return "".join(out) + text[last:]
+
+
+def drop_lines(text: str, phrase: str) -> str:
+    """``text`` without every line that holds ``phrase`` (or part of a match spanning lines)."""
+    spans = spans_of(text, [phrase])
+    if not spans:
+        return text
+    kept, offset = [], 0
+    for line in text.splitlines(keepends=True):
+        start, end = offset, offset + len(line)
+        offset = end
+        if not any(s < end and e > start for s, e in spans):
+            kept.append(line)
+    return "".join(kept)
+
+
+def says_nothing(text: str) -> bool:
+    return not _LEFT_OVER.sub("", text.replace(MARK, ""))
+
+
+class Erasure:
+    """``mem.erase``: the erase verbs, the erasure log and compaction."""
+
+    def __init__(self, services: "Services"):
+        self._s = services
+
+    # -- the verbs ---------------------------------------------------------------------------------
+    def fact(self, dataset: str, fact_id: str, *, dry_run: bool = False, by: str | None = None,
+             project: str | None = None, environment: str | None = None) -> ErasureReceipt:
+        """Erase a fact and every version of its slot value in the history (same predicate and object, in any
+        state), and cut the quoted words (and the value) out of each message they came from: the message is
+        redacted, embedded and indexed again; other facts from it stay, citing the redacted message. A value
+        the erased fact had superseded is live again."""
+        scope = self._s.scope(dataset, project, environment)
+        check_id(fact_id, "fact_id")
+        store = self._s.store
+        with store.transaction(scope):
+            if not store.get_facts(scope, [fact_id]):
+                raise NotFound(f"no fact {fact_id!r} in dataset {dataset!r}")
+            versions = store.slot_versions(scope, [fact_id])
+            plan, texts = ErasurePlan(facts=[f.fact_id for f in versions]), {f"fact:{f.fact_id}": f.text for f in versions}
+            self._redact_sources(scope, versions, plan, texts)
+            receipt, tables = self._finish(scope, "fact", plan, texts, dry_run, by)
+        return self._compacted(receipt, tables)
+
+    def message(self, dataset: str, message_id: str, *, dry_run: bool = False, by: str | None = None,
+                project: str | None = None, environment: str | None = None) -> ErasureReceipt:
+        """Erase a message (its vector and keyword-index entries too), every fact that cites it in any state,
+        and the turns that carried it. A value one of those facts had superseded is live again."""
+        scope = self._s.scope(dataset, project, environment)
+        check_id(message_id, "message_id")
+        store = self._s.store
+        with store.transaction(scope):
+            said = store.get_episode(scope, message_id)
+            if said is None:
+                raise NotFound(f"no message {message_id!r} in dataset {dataset!r}")
+            cited = self._citing(scope, [message_id])
+            plan = ErasurePlan(facts=[f.fact_id for f in cited], messages=[message_id], job_messages=[message_id])
+            texts = {f"message:{message_id}": said.content, **{f"fact:{f.fact_id}": f.text for f in cited}}
+            receipt, tables = self._finish(scope, "message", plan, texts, dry_run, by)
+        return self._compacted(receipt, tables)
+
+    def content(self, dataset: str, text: str, *, dry_run: bool = False, document_scopes: Sequence[str] = (),
+                by: str | None = None, project: str | None = None,
+                environment: str | None = None) -> ErasureReceipt:
+        """Erase everything in the dataset that holds ``text`` (case-insensitively): facts whose sentence,
+        value or quote holds it, messages (with the facts citing them),
+        notes (forgotten ones too), entities named by it and aliases holding it, the lines of core files and
+        of their earlier versions, queued and finished turns, and documents under ``document_scopes`` (the
+        keys this person's documents live under; documents belong to no dataset). Run it with ``dry_run``
+        first: the receipt counts and names what would go."""
+        scope = self._s.scope(dataset, project, environment)
+        if not isinstance(text, str) or len(text.strip()) < MIN_CONTENT_CHARS:
+            raise InputError(f"text must hold at least {MIN_CONTENT_CHARS} characters besides spaces: erase by "
+                             "content removes everything that contains it")
+        if len(text) > MAX_CONTENT_CHARS:
+            raise InputError(f"text is {len(text)} characters; erase by content takes at most {MAX_CONTENT_CHARS}")
+        if isinstance(document_scopes, str):
+            document_scopes = [document_scopes]
+        from .documents import check_name
+        scopes = [check_name("scope_key", key) for key in document_scopes]
+        store = self._s.store
+        with store.transaction(scope):
+            found = store.containing(scope, text, scopes)
+            plan, texts = ErasurePlan(aliases=text), {}
+            by_kind: dict[str, list[Found]] = {}
+            for item in found:
+                by_kind.setdefault(item.kind, []).append(item)
+            plan.messages = [m.id for m in by_kind.get("message", [])]
+            plan.job_messages = list(plan.messages)
+            cited = self._citing(scope, plan.messages)
+            plan.facts = list(dict.fromkeys([f.id for f in by_kind.get("fact", [])] + [f.fact_id for f in cited]))
+            plan.notes = [n.id for n in by_kind.get("note", [])]
+            plan.entities = [e.id for e in by_kind.get("entity", [])]
+            plan.jobs = [j.id for j in by_kind.get("job", [])]
+            plan.documents = [d.extra for d in by_kind.get("document", [])]
+            for item in by_kind.get("core_file", []):
+                plan.core[item.extra] = drop_lines(item.text, text)
+            for item in by_kind.get("core_file_version", []):
+                plan.core_versions[item.extra] = drop_lines(item.text, text)
+            texts = {f"{item.kind}:{item.id}": item.text for item in found}
+            texts.update({f"fact:{f.fact_id}": f.text for f in cited})
+            texts["query"] = text.casefold()
+            receipt, tables = self._finish(scope, "content", plan, texts, dry_run, by)
+        return self._compacted(receipt, tables)
+
+    def dataset(self, dataset: str, *, dry_run: bool = False, by: str | None = None, project: str | None = None,
+                environment: str | None = None) -> ErasureReceipt:
+        """Erase one end user: every row of the dataset (facts and their history, entities, messages, notes,
+        core files and their versions, turns, idempotency receipts), then compact. The log keeps the entry."""
+        scope = self._s.scope(dataset, project, environment)
+        store = self._s.store
+        at = timeutil.now()
+        if dry_run:
+            with store.reading(scope):
+                rows = store.count_rows(scope)
+            return ErasureReceipt(erasure_id=None, kind="dataset", dataset=dataset, dry_run=True, removed=rows,
+                                  ids={}, at=at)
+        with store.transaction(scope):
+            removed = store.delete_dataset(scope)
+            erasure_id = f"er_{uuid.uuid4().hex}"
+            self._log(scope, erasure_id, "dataset", removed, {}, {}, by, at)
+        physical = self._compact([t for t in removed if t in ERASABLE_TABLES])
+        return ErasureReceipt(erasure_id=erasure_id, kind="dataset", dataset=dataset, dry_run=False, removed=removed,
+                              ids={}, physical=physical, at=at)
+
+    # -- the log and compaction ------------------------------------------------------------------
+    def log(self, dataset: str | None = None, limit: int = 50, offset: int = 0, *, project: str | None = None,
+            environment: str | None = None) -> ErasurePage:
+        """The erasure log, newest first: of one dataset, or (None) of the project and environment."""
+        check_page(limit, offset)
+        project, environment = self._s.tenant(project, environment)
+        if dataset is not None:
+            self._s.scope(dataset, project, environment)
+        with self._s.store.reading():
+            rows, total = self._s.store.erasures(project, environment, dataset, limit, offset)
+        return ErasurePage(erasures=[ErasureRecord.model_validate(r) for r in rows], total=total, limit=limit,
+                           offset=offset)
+
+    def compact(self) -> bool:
+        """Make every erasure still pending leave the store's files (``kenning compact``; what
+        ``erase_compaction="deferred"`` leaves for a quiet hour). False if something must wait (see the log)."""
+        return self._s.store.compact(None)
+
+    # -- the parts ---------------------------------------------------------------------------------
+    def _citing(self, scope: Scope, message_ids: Sequence[str]) -> list[Fact]:
+        """Every fact, in any state, mined from these messages."""
+        out: list[Fact] = []
+        for message_id in message_ids:
+            offset = 0
+            while True:
+                page, total = self._s.store.list_facts(scope, FactQuery(
+                    message_id=message_id, include_invalidated=True, limit=500, offset=offset))
+                out += page
+                offset += len(page)
+                if not page or offset >= total:
+                    break
+        return out
+
+    def _redact_sources(self, scope: Scope, erased: list[Fact], plan: ErasurePlan, texts: dict[str, str]) -> None:
+        """Cut each erased fact's quote and value out of the message it cites; a message left saying nothing,
+        that no other fact cites, goes whole."""
+        store, embedder = self._s.store, self._s.embedder
+        gone = set(plan.facts)
+        sources: dict[str, list[Fact]] = {}
+        for fact in erased:
+            if fact.episode_id:
+                sources.setdefault(fact.episode_id, []).append(fact)
+        for episode_id, facts in sources.items():
+            said = store.get_episode(scope, episode_id)
+            if said is None:
+                continue
+            phrases = [p for f in facts for p in (f.source_quote, f.object)]
+            others = [f for f in self._citing(scope, [episode_id]) if f.fact_id not in gone]
+            content = redact(said.content, phrases)
+            plan.job_messages.append(episode_id)
+            if content == said.content:
+                continue
+            texts[f"quote:{episode_id}"] = "\n".join(said.content[s:e] for s, e in spans_of(said.content, phrases))
+            if says_nothing(content) and not others:
+                plan.messages.append(episode_id)
+                continue
+            embed = message_embed_text(content)
+            vector = embedder.embed(embed) if embedder is not None else None
+            plan.redactions[episode_id] = (content, embed, vector)
+            for other in others:
+                quote = redact(other.source_quote, phrases)
+                if quote != other.source_quote:
+                    plan.quotes[other.fact_id] = quote
+
+    def _finish(self, scope: Scope, kind: str, plan: ErasurePlan, texts: dict[str, str], dry_run: bool,
+                by: str | None) -> ErasureReceipt:
+        """Inside the erasure's transaction: carry the plan out (or, for a dry run, only describe it), keep
+        the neighbours' keyword context true, log it; compact once committed."""
+        at = timeutil.now()
+        store = self._s.store
+        if dry_run:
+            ids = describe(plan)
+            return ErasureReceipt(erasure_id=None, kind=kind, dataset=scope.dataset, dry_run=True,
+                                  removed={k: len(v) for k, v in ids.items()},
+                                  ids={k: v for k, v in ids.items() if k != "redacted"},
+                                  redacted=ids.get("redacted", []), at=at), []
+        touched = list(dict.fromkeys([*plan.messages, *plan.redactions]))
+        followers = {}
+        for episode_id in touched:   # the message after each holds its end in its keyword context
+            said = store.get_episode(scope, episode_id)
+            after = store.following_message(scope, said) if said is not None else None
+            if after is not None and after.episode_id not in plan.messages:
+                followers[after.episode_id] = after
+        done = store.erase(scope, plan)
+        for after in followers.values():
+            store.set_episode_context(scope, after.episode_id,
+                                      message_context(store, scope, after.chat, after.at, after.created_at))
+        redacted, restored = done.pop("redacted", []), done.pop("restored", [])
+        if plan.quotes:
+            done["quotes"] = list(plan.quotes)
+        erasure_id = f"er_{uuid.uuid4().hex}"
+        removed = {k: len(v) for k, v in done.items() if k != "quotes"}
+        removed["redacted"] = len(redacted)
+        hashes = {key: sha256(value) for key, value in texts.items()}
+        self._log(scope, erasure_id, kind, removed, {**done, "redacted": redacted, "restored": restored}, hashes,
+                  by, at)
+        tables = [t for k in [*done, *(("redacted",) if redacted else ())] for t in TABLES.get(k, ())]
+        receipt = ErasureReceipt(erasure_id=erasure_id, kind=kind, dataset=scope.dataset, dry_run=False,
+                                 removed=removed, ids={k: v for k, v in done.items() if k != "quotes"},
+                                 redacted=redacted, restored=restored, at=at)
+        return receipt, tables
+
+    def _compacted(self, receipt: ErasureReceipt, tables: Sequence[str]) -> ErasureReceipt:
+        """After the erasure's transaction has committed (a checkpoint or VACUUM cannot run inside one)."""
+        if not receipt.dry_run:
+            receipt.physical = self._compact(tables) if tables else "done"
+        return receipt
+
+    def _compact(self, tables: Sequence[str]) -> str:
+        if self._s.settings.erase_compaction != "immediate":
+            return "pending"
+        return "done" if self._s.store.compact(list(dict.fromkeys(tables))) else "pending"
+
+    def _log(self, scope: Scope, erasure_id: str, kind: str, removed: dict[str, int], ids: dict[str, list[str]],
+             hashes: dict[str, str], by: str | None, at) -> None:
+        record = ErasureRecord(erasure_id=erasure_id, kind=kind, dataset=scope.dataset, by=by, at=at,
+                               removed=removed, ids={k: v for k, v in ids.items() if v}, hashes=hashes)
+        self._s.store.log_erasure(scope.project, scope.environment, record.model_dump(mode="json"))
+
+
+def describe(plan: ErasurePlan) -> dict[str, list[str]]:
+    """A plan's ids per kind, as a dry run's receipt names them."""
+    out = {"facts": list(dict.fromkeys(plan.facts)), "messages": list(dict.fromkeys(plan.messages)),
+           "redacted": [m for m in plan.redactions if m not in plan.messages], "notes": plan.notes,
+           "entities": plan.entities, "core_files": [f"{ns}:{p}" for ns, p in plan.core],
+           "core_file_versions": [f"{ns}:{p}@{v}" for ns, p, v in plan.core_versions],
+           "documents": [f"{k}:{p}" for k, p in plan.documents], "jobs": plan.jobs}
+    return {k: v for k, v in out.items() if v}
