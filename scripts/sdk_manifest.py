@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 OUT = Path(__file__).resolve().parents[1] / "clients" / "typescript" / "sdk-manifest.json"
-PARTS = ("messages", "notes", "core", "documents")
+PARTS = ("messages", "notes", "core", "documents", "erase")
 
 
 def manifest() -> dict:

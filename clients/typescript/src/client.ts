@@ -30,6 +30,9 @@ export type CoreFile = Schemas["CoreFile"];
 export type CoreFileVersion = Schemas["CoreFileVersion"];
 export type Document = Schemas["Document"];
 export type Health = Schemas["Health"];
+export type ErasureReceipt = Schemas["ErasureReceipt"];
+export type ErasureRecord = Schemas["ErasureRecord"];
+export type ErasurePage = Schemas["ErasurePage"];
 
 /** A time: an ISO 8601 string (`2026-07-01T10:00:00Z`), a date (`2026-07-01`: midnight UTC), or a Date. */
 export type Time = string | Date;
@@ -64,6 +67,7 @@ export class Memory {
   readonly notes: Notes;
   readonly core: Core;
   readonly documents: Documents;
+  readonly erase: Erase;
   /** @internal */
   readonly http: Http;
 
@@ -74,6 +78,7 @@ export class Memory {
     this.notes = new Notes(this.http);
     this.core = new Core(this.http);
     this.documents = new Documents(this.http);
+    this.erase = new Erase(this.http);
   }
 
   /** Mine one message now: facts extracted, deduplicated, superseded; the receipt says what happened. */
@@ -272,6 +277,56 @@ export class Messages extends Part {
   /** `delete` for every message of one chat, and its turns still queued. */
   deleteChat(dataset: string, chat: string, options?: CallOptions): Promise<Record<string, number>> {
     return this.http.send({ method: "DELETE", path: `/v1/datasets/${q(dataset)}/chats/${q(chat)}` }, call(options));
+  }
+}
+
+/** `dryRun`: only say what would be erased; nothing is removed or logged (the receipt's `erasure_id` is null). */
+export type EraseOptions = CallOptions & { dryRun?: boolean | undefined };
+
+export class Erase extends Part {
+  /** Erase a fact and every version of its value, and cut its quoted words out of the message they came from
+   * (unlike `deleteFact`, nothing stays in the history). Resolves to the receipt of what went. */
+  fact(dataset: string, factId: string, options: EraseOptions = {}): Promise<ErasureReceipt> {
+    return this.http.send({ method: "POST", path: `/v1/datasets/${q(dataset)}/erase/facts/${q(factId)}`,
+      json: typed<"EraseBody">({ dry_run: options.dryRun ?? false }) }, call(options));
+  }
+
+  /** Erase a message (its vector and keyword entries too), every fact that cites it, and the turns that carried it. */
+  message(dataset: string, messageId: string, options: EraseOptions = {}): Promise<ErasureReceipt> {
+    return this.http.send({ method: "POST", path: `/v1/datasets/${q(dataset)}/erase/messages/${q(messageId)}`,
+      json: typed<"EraseBody">({ dry_run: options.dryRun ?? false }) }, call(options));
+  }
+
+  /** Erase every fact, message, note, entity, core-file line and turn of the dataset holding `text`
+   * (case-insensitively), and the documents holding it under `documentScopes` (a service key's). Dry run first. */
+  content(dataset: string, text: string, options: EraseOptions & { documentScopes?: string[] | undefined } = {}):
+    Promise<ErasureReceipt> {
+    return this.http.send({ method: "POST", path: `/v1/datasets/${q(dataset)}/erase/content`,
+      json: typed<"EraseContentBody">({ text, dry_run: options.dryRun ?? false,
+        document_scopes: options.documentScopes ?? [] }) }, call(options));
+  }
+
+  /** Erase everything kept about one end user, as `deleteDataset` does, with a receipt and a log entry; a user
+   * token may erase its own dataset. */
+  dataset(dataset: string, options: EraseOptions = {}): Promise<ErasureReceipt> {
+    return this.http.send({ method: "POST", path: `/v1/datasets/${q(dataset)}/erase`,
+      json: typed<"EraseBody">({ dry_run: options.dryRun ?? false }) }, call(options));
+  }
+
+  /** The erasure log, newest first: ids, counts and SHA-256 hashes of what each erasure removed, who asked and
+   * when, never the erased text. One dataset's, or (no dataset: a service key) the whole project's. */
+  log(dataset?: string | null, options: { limit?: number | undefined;
+    offset?: number | undefined } & CallOptions = {}): Promise<ErasurePage> {
+    const path = dataset === undefined || dataset === null ? "/v1/erasures" : `/v1/datasets/${q(dataset)}/erasures`;
+    return this.http.send({ method: "GET", path, query: { limit: options.limit, offset: options.offset } },
+      call(options));
+  }
+
+  /** Rewrite what deferred erasures left pending so their bytes leave the store's files (a service key); false
+   * when a table's lock was not granted in time (try again). */
+  async compact(options?: CallOptions): Promise<boolean> {
+    return (await this.http.send<{ compacted: boolean }>({ method: "POST", path: "/v1/erasures/compact" },
+      call(options))).compacted;
   }
 }
 

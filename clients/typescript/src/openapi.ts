@@ -310,6 +310,113 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/datasets/{dataset}/erase": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Erase everything kept about one end user
+         * @description Every row of the dataset, as `DELETE /v1/datasets/{dataset}` does, with a receipt and a log entry;
+         *     a user token may erase its own dataset. With `dry_run`, nothing is removed or logged: the receipt says what would go.
+         */
+        post: operations["erase_dataset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/datasets/{dataset}/erase/content": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Erase everything holding a text
+         * @description Every fact, message, note, entity, core-file line (current and earlier versions) and turn of the
+         *     dataset holding `text` (case-insensitively), and documents under `document_scopes` (service keys
+         *     only). Ask with `dry_run` first. With `dry_run`, nothing is removed or logged: the receipt says what would go.
+         */
+        post: operations["erase_content"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/datasets/{dataset}/erase/facts/{fact_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Erase a fact and the words it came from
+         * @description The fact and every version of its value in the history go for good, and the quoted words are cut
+         *     out of the message they came from (which is embedded and indexed again; other facts from it stay).
+         *     Unlike `DELETE …/facts/{fact_id}`, nothing stays in the history. With `dry_run`, nothing is removed or logged: the receipt says what would go.
+         */
+        post: operations["erase_fact"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/datasets/{dataset}/erase/messages/{message_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Erase a message and what it taught
+         * @description The message (its vector and keyword entries too), every fact that cites it, and the turns that
+         *     carried it. With `dry_run`, nothing is removed or logged: the receipt says what would go.
+         */
+        post: operations["erase_message"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/datasets/{dataset}/erasures": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a dataset's erasure log
+         * @description Newest first: ids, counts and SHA-256 hashes of what each erasure removed, who asked and when;
+         *     never the erased text.
+         */
+        get: operations["erase_log"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/datasets/{dataset}/facts": {
         parameters: {
             query?: never;
@@ -655,6 +762,47 @@ export interface paths {
          *     answer counts them. Service keys only.
          */
         post: operations["embed_pending"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/erasures": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the project's erasure log
+         * @description Every dataset's erasures in the project and environment, newest first.
+         */
+        get: operations["erase_log_all"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/erasures/compact": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Compact after deferred erasures
+         * @description Rewrite what erasures left pending (`KENNING_ERASE_COMPACTION=deferred`) so their bytes leave the
+         *     store's files; `compacted` is false when a table's lock was not granted in time (try again).
+         */
+        post: operations["erase_compact"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1337,6 +1485,139 @@ export interface components {
             episode_id: string;
             /** Role */
             role: string;
+        };
+        /**
+         * EraseBody
+         * @example {
+         *       "dry_run": true
+         *     }
+         */
+        EraseBody: {
+            /**
+             * Dry Run
+             * @description only say what would be erased: nothing is removed or logged
+             * @default false
+             */
+            dry_run?: boolean;
+        };
+        /**
+         * EraseContentBody
+         * @example {
+         *       "dry_run": true,
+         *       "text": "Lisbon"
+         *     }
+         */
+        EraseContentBody: {
+            /**
+             * Document Scopes
+             * @description document scope keys whose documents holding the text go too (documents belong to no dataset)
+             */
+            document_scopes?: string[];
+            /**
+             * Dry Run
+             * @description only say what would be erased: nothing is removed or logged
+             * @default false
+             */
+            dry_run?: boolean;
+            /**
+             * Text
+             * @description erase everything that holds this text, case-insensitively
+             */
+            text: string;
+        };
+        /** ErasurePage */
+        ErasurePage: {
+            /** Erasures */
+            erasures: components["schemas"]["ErasureRecord"][];
+            /** Limit */
+            limit: number;
+            /** Offset */
+            offset: number;
+            /** Total */
+            total: number;
+        };
+        /**
+         * ErasureReceipt
+         * @description What one erasure removed (or, with ``dry_run``, would remove). ``removed`` counts rows per kind;
+         *     ``ids`` names them (core files as ``namespace:path``, their versions as ``namespace:path@version``,
+         *     documents as ``scope_key:path``); ``redacted`` names the messages whose quoted words were cut out and
+         *     ``restored`` the facts made live again because what superseded them was erased. ``physical`` says
+         *     whether the erased bytes have left the store's files: ``done``, or ``pending`` until the next
+         *     ``erase.compact()`` (see docs/erasure.md).
+         */
+        ErasureReceipt: {
+            /**
+             * At
+             * Format: date-time
+             */
+            at: string;
+            /** Dataset */
+            dataset: string;
+            /** Dry Run */
+            dry_run: boolean;
+            /** Erasure Id */
+            erasure_id: string | null;
+            /** Ids */
+            ids: {
+                [key: string]: string[];
+            };
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "fact" | "message" | "content" | "dataset";
+            /**
+             * Physical
+             * @default none
+             * @enum {string}
+             */
+            physical: "done" | "pending" | "none";
+            /** Redacted */
+            redacted: string[];
+            /** Removed */
+            removed: {
+                [key: string]: number;
+            };
+            /** Restored */
+            restored: string[];
+        };
+        /**
+         * ErasureRecord
+         * @description One erasure-log entry: ids, counts and SHA-256 hashes of what was erased, who asked and when,
+         *     never the erased text itself. A hash lets an auditor confirm that a given text was erased (by hashing
+         *     it again); it does not reveal the text, though a short guessable one can be confirmed by guessing.
+         */
+        ErasureRecord: {
+            /**
+             * At
+             * Format: date-time
+             */
+            at: string;
+            /** By */
+            by: string | null;
+            /** Compacted At */
+            compacted_at: string | null;
+            /** Dataset */
+            dataset: string;
+            /** Erasure Id */
+            erasure_id: string;
+            /** Hashes */
+            hashes: {
+                [key: string]: string;
+            };
+            /** Ids */
+            ids: {
+                [key: string]: string[];
+            };
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "fact" | "message" | "content" | "dataset";
+            /** Removed */
+            removed: {
+                [key: string]: number;
+            };
         };
         /**
          * ErrorBody
@@ -2677,6 +2958,206 @@ export interface operations {
             };
         };
     };
+    erase_dataset: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description the environment to act in (default: the server's); an API key is for every environment of its project, a user token for its own */
+                "x-kenning-environment"?: string | null;
+            };
+            path: {
+                /** @description the end user whose memory this is */
+                dataset: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EraseBody"];
+            };
+        };
+        responses: {
+            /** @description The request cannot be served; `error.code` says why */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErasureReceipt"];
+                };
+            };
+        };
+    };
+    erase_content: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description the environment to act in (default: the server's); an API key is for every environment of its project, a user token for its own */
+                "x-kenning-environment"?: string | null;
+            };
+            path: {
+                /** @description the end user whose memory this is */
+                dataset: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EraseContentBody"];
+            };
+        };
+        responses: {
+            /** @description The request cannot be served; `error.code` says why */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErasureReceipt"];
+                };
+            };
+        };
+    };
+    erase_fact: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description the environment to act in (default: the server's); an API key is for every environment of its project, a user token for its own */
+                "x-kenning-environment"?: string | null;
+            };
+            path: {
+                /** @description the end user whose memory this is */
+                dataset: string;
+                /** @description the fact's id */
+                fact_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EraseBody"];
+            };
+        };
+        responses: {
+            /** @description The request cannot be served; `error.code` says why */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErasureReceipt"];
+                };
+            };
+        };
+    };
+    erase_message: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description the environment to act in (default: the server's); an API key is for every environment of its project, a user token for its own */
+                "x-kenning-environment"?: string | null;
+            };
+            path: {
+                /** @description the end user whose memory this is */
+                dataset: string;
+                /** @description the message's id */
+                message_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EraseBody"];
+            };
+        };
+        responses: {
+            /** @description The request cannot be served; `error.code` says why */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErasureReceipt"];
+                };
+            };
+        };
+    };
+    erase_log: {
+        parameters: {
+            query?: {
+                /** @description at most 100 a page */
+                limit?: number;
+                /** @description rows to skip */
+                offset?: number;
+            };
+            header?: {
+                /** @description the environment to act in (default: the server's); an API key is for every environment of its project, a user token for its own */
+                "x-kenning-environment"?: string | null;
+            };
+            path: {
+                /** @description the end user whose memory this is */
+                dataset: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request cannot be served; `error.code` says why */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErasurePage"];
+                };
+            };
+        };
+    };
     facts_list: {
         parameters: {
             query?: {
@@ -3459,6 +3940,77 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Count"];
+                };
+            };
+        };
+    };
+    erase_log_all: {
+        parameters: {
+            query?: {
+                /** @description at most 100 a page */
+                limit?: number;
+                /** @description rows to skip */
+                offset?: number;
+            };
+            header?: {
+                /** @description the environment to act in (default: the server's); an API key is for every environment of its project, a user token for its own */
+                "x-kenning-environment"?: string | null;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request cannot be served; `error.code` says why */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErasurePage"];
+                };
+            };
+        };
+    };
+    erase_compact: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description the environment to act in (default: the server's); an API key is for every environment of its project, a user token for its own */
+                "x-kenning-environment"?: string | null;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request cannot be served; `error.code` says why */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: boolean;
+                    };
                 };
             };
         };

@@ -33,6 +33,11 @@ test("an id or name that would resolve to another route is refused before any re
     await assert.rejects(memory.messages.delete("victim", bad), InputError, `messages.delete(victim, ${bad})`);
     await assert.rejects(memory.messages.deleteChat("victim", bad), InputError, `messages.deleteChat(victim, ${bad})`);
     await assert.rejects(memory.notes.forget("victim", bad), InputError, `notes.forget(victim, ${bad})`);
+    await assert.rejects(memory.erase.fact("victim", bad), InputError, `erase.fact(victim, ${bad})`);
+    await assert.rejects(memory.erase.message("victim", bad), InputError, `erase.message(victim, ${bad})`);
+    await assert.rejects(memory.erase.content(bad, "Lisbon"), InputError, `erase.content(${bad})`);
+    await assert.rejects(memory.erase.dataset(bad), InputError, `erase.dataset(${bad})`);
+    await assert.rejects(memory.erase.log(bad), InputError, `erase.log(${bad})`);
     await assert.rejects(memory.documents.read(bad, "plan.md"), InputError, `documents.read(${bad})`);
   }
   for (const path of ["../scope-b/plan.md", "a/../../b", "./plan.md", "a/./b.md", ""]) {

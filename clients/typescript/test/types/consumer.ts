@@ -28,6 +28,10 @@ await memory.notes.search("sam", "tea", { namespace: undefined, limit: undefined
 await memory.core.write("sam", "/memories/a.md", "x", { expectedVersion: maybe.number, namespace: undefined });
 await memory.core.render("sam", { namespaces: undefined, maxRender: undefined });
 await memory.documents.write("run", "plan.md", "x", { expectedVersion: undefined, expiresIn: maybe.number });
+await memory.erase.content("sam", "Lisbon", { dryRun: undefined, documentScopes: undefined, signal: maybe.signal });
+const erasures = await memory.erase.log(maybe.string, { limit: maybe.number, offset: undefined });
+const erasedKinds: ("fact" | "message" | "content" | "dataset" | undefined)[] = [erasures.erasures[0]?.kind];
+void erasedKinds;
 await memory.flush({ pollMs: undefined, timeoutMs: maybe.number });
 await memory.asUser("sam", { role: undefined, expiresIn: undefined });
 for await (const line of await memory.export({ dataset: maybe.string, includeVectors: undefined })) void line;
