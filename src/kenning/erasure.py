@@ -239,8 +239,12 @@ class Erasure:
             said = store.get_episode(scope, episode_id)
             if said is None:
                 continue
-            phrases = [p for f in facts for p in (f.source_quote, f.object)]
             others = [f for f in self._citing(scope, [episode_id]) if f.fact_id not in gone]
+            phrases = []
+            for fact in facts:   # the quote, unless it also holds what a fact that stays says: then the value
+                quote = fact.source_quote.casefold()
+                shared = any(o.object and o.object.casefold() in quote for o in others)
+                phrases += [fact.object] if shared else [fact.source_quote, fact.object]
             content = redact(said.content, phrases)
             plan.job_messages.append(episode_id)
             if content == said.content:

@@ -1,0 +1,284 @@
+"""Erasure, proven on both stores: after each kind of erasure the store's files hold none of the erased
+words (the SQLite file, its WAL and shared memory; PostgreSQL's relation files once compacted and
+checkpointed), no read path returns them, and other datasets and the rest of the same message are intact.
+"""
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+from kenning import Memory
+from kenning.errors import InputError, NotFound, PermissionDenied
+
+
+class Erasable:
+    """A Memory on a file store of the backend and ``count(word)``: the word's occurrences in the store's
+    files (case-insensitive bytes)."""
+
+    def __init__(self, backend: str, tmp_path: Path, request, embedder):
+        self.backend = backend
+        if backend == "sqlite":
+            self.path = tmp_path / "k.db"
+            self.url = f"sqlite:///{self.path}"
+        else:
+            self.server = request.getfixturevalue("pg_server")
+            if self.server._embedded is None:
+                pytest.skip("the byte scan reads the embedded PostgreSQL's files; this server is elsewhere")
+            self.url = self.server.new_database()
+            request.addfinalizer(lambda: self.server.release(self.url))
+        self.mem = Memory(self.url, embedder=embedder, extractor="parse")
+        request.addfinalizer(self.mem.close)
+
+    def files(self) -> list[Path]:
+        if self.backend == "sqlite":
+            return [p for p in self.path.parent.iterdir() if p.name.startswith(self.path.name)]
+        admin = self.server._admin
+        admin.execute("CHECKPOINT")   # every page on disk: what the scan cannot see is not there
+        name = urlsplit(self.url).path.lstrip("/")
+        oid = admin.execute("SELECT oid FROM pg_database WHERE datname = %s", (name,)).fetchone()[0]
+        folder = Path(self.server._folder) / "data" / "base" / str(oid)
+        return [p for p in folder.iterdir() if p.is_file()]
+
+    def count(self, word: str) -> int:
+        needle = word.lower().encode()
+        total = 0
+        for p in self.files():
+            try:
+                total += p.read_bytes().lower().count(needle)
+            except FileNotFoundError:   # a relation file dropped while scanning
+                pass
+        return total
+
+
+@pytest.fixture
+def erasable(backend, tmp_path, request, local_embedder):
+    return Erasable(backend, tmp_path, request, local_embedder)
+
+
+def everything_read(mem: Memory, dataset: str, queries: list[str]) -> str:
+    """What every read path of the library gives back about the dataset, as one text."""
+    out = []
+    for q in queries:
+        r = mem.recall(q, dataset=dataset, limit=20)
+        out += [r.context, *(f.model_dump_json() for f in r.facts), *(n.model_dump_json() for n in r.notes),
+                *(m.model_dump_json() for m in r.messages)]
+        out += [h.model_dump_json() for h in mem.messages.search(dataset, q, limit=50)]
+        out += [h.model_dump_json() for h in mem.notes.search(dataset, q, limit=50)]
+    facts = mem.list_facts(dataset, include_invalidated=True, limit=100)
+    out += [f.model_dump_json() for f in facts.facts]
+    for f in facts.facts:   # the history at every time a fact began
+        out += [g.model_dump_json() for g in mem.list_facts(dataset, as_of=f.valid_at, limit=100).facts]
+    out += [e.model_dump_json() for e in mem.list_entities(dataset)]
+    for chat in mem.messages.chats(dataset).chats:
+        out += [m.model_dump_json() for m in mem.messages.thread(dataset, chat.chat, limit=100).messages]
+    out += [n.model_dump_json() for n in mem.notes.list(dataset, include_forgotten=True, limit=100)]
+    out.append(mem.core.render(dataset))
+    for file in mem.core.list(dataset):
+        out += [v.model_dump_json() for v in mem.core.history(dataset, file.path)]
+    out += [j.model_dump_json() for j in mem.jobs(dataset, limit=100)]
+    out += list(mem.export(dataset))
+    out.append(mem.erase.log(dataset).model_dump_json())
+    return "\n".join(out).lower()
+
+
+def dataset_of_sam(mem: Memory) -> dict[str, str]:
+    """Sam's memory with rare words in every place a word can be kept; Ana's beside it."""
+    ids = {}
+    mem.add("I live in Porto.", "sam", chat="c1", message_id="m1")
+    r = mem.add("I adopted a greyhound called Zorblax from the Quillington shelter, and I work at Brightwave.",
+                "sam", chat="c1", message_id="m2")
+    ids["zorblax_facts"] = [f.fact_id for f in mem.list_facts("sam", message_id="m2").facts]
+    mem.add("She sleeps on the sofa all day.", "sam", chat="c1", message_id="m3")
+    mem.add("I moved to Marrakesh last week.", "sam", chat="c2", message_id="m4")
+    mem.notes.save("sam", "Zorblax is afraid of thunderstorms.")
+    mem.memory_tool("sam", {"command": "create", "path": "/memories/pets.md",
+                            "file_text": "Dog: Zorblax (greyhound)\nLikes long walks\n"})
+    mem.memory_tool("sam", {"command": "str_replace", "path": "/memories/pets.md", "old_str": "long walks",
+                            "new_str": "long walks by the river"})
+    mem.add("I keep bees at the Vexmoor allotment and my dog is called Zorblax too.", "ana", chat="c1")
+    mem.flush()
+    assert r.memory_ids
+    return ids
+
+
+def test_erase_content_leaves_nothing_anywhere_and_the_dry_run_said_so(erasable):
+    mem = erasable.mem
+    dataset_of_sam(mem)
+    assert erasable.count("zorblax") and erasable.count("quillington")
+    before_ana = list(mem.export("ana"))[1:]   # every row of Ana's (after the header, which is dated)
+
+    preview = mem.erase.content("sam", "ZORBLAX", dry_run=True)
+    assert preview.dry_run and preview.erasure_id is None
+    assert everything_read(mem, "sam", ["zorblax"]).count("zorblax") > 0   # the dry run removed nothing
+    assert mem.erase.log("sam").total == 0                                 # nor logged anything
+
+    receipt = mem.erase.content("sam", "ZORBLAX")
+    assert receipt.physical == "done" and receipt.erasure_id
+    for kind in ("messages", "notes", "core_files", "core_file_versions", "facts"):
+        assert receipt.removed.get(kind) == preview.removed.get(kind), kind
+        assert sorted(receipt.ids.get(kind, [])) == sorted(preview.ids.get(kind, [])), kind
+    assert receipt.ids["messages"] == ["m2"]
+
+    seen = everything_read(mem, "sam", ["zorblax", "greyhound", "quillington", "dog", "Where do I work?"])
+    assert "zorblax" not in seen and "quillington" not in seen
+    assert "porto" in seen and "marrakesh" in seen and "long walks by the river" in seen   # the rest stays
+    assert erasable.count("quillington") == 0 and erasable.count("brightwave") == 0
+    assert erasable.count("zorblax") > 0                                   # Ana's own words stay...
+    assert list(mem.export("ana"))[1:] == before_ana                      # ...untouched
+    mem.erase.dataset("ana")
+    assert erasable.count("zorblax") == 0 and erasable.count("vexmoor") == 0
+
+
+def test_erase_fact_cuts_its_words_out_of_the_message_and_keeps_the_rest(erasable):
+    mem = erasable.mem
+    mem.add("I live in Porto.", "sam", chat="c1", message_id="m1")
+    mem.add("I work at Brightwave and I play the theremin with Yolandequist.", "sam", chat="c1", message_id="m2")
+    mem.add("Weekends are for hiking.", "sam", chat="c1", message_id="m3")
+    facts = mem.list_facts("sam", message_id="m2").facts
+    work = next(f for f in facts if f.object == "brightwave")
+    others = [f for f in facts if f.fact_id != work.fact_id]
+    assert erasable.count("brightwave")
+
+    receipt = mem.erase.fact("sam", work.fact_id)
+    assert receipt.ids["facts"] == [work.fact_id] and receipt.redacted == ["m2"]
+    message = mem.messages.get("sam", "m2")
+    # one sentence taught both facts: the value goes, the words the other fact stands on stay
+    assert message.content == "I work at [erased] and I play the theremin with Yolandequist."
+    left = {f.fact_id for f in mem.list_facts("sam", include_invalidated=True).facts}
+    assert work.fact_id not in left and {f.fact_id for f in others} <= left   # other facts of it stay
+    seen = everything_read(mem, "sam", ["Where do I work?", "brightwave", "theremin"])
+    assert "brightwave" not in seen and "porto" in seen and "hiking" in seen
+    # the redacted message is searchable by what it still says, and found by its new words only
+    assert [h.message_id for h in mem.messages.search("sam", "hiking theremin", limit=5)][:2]
+    assert erasable.count("brightwave") == 0
+    with pytest.raises(NotFound):
+        mem.erase.fact("sam", work.fact_id)
+
+
+def test_erase_fact_takes_every_version_of_the_value_and_the_value_before_is_live_again(erasable):
+    mem = erasable.mem
+    mem.add("I live in Berlin.", "sam", at="2026-01-05T10:00:00Z", message_id="m1")
+    mem.add("I moved to Quentovic.", "sam", at="2026-03-05T10:00:00Z", message_id="m2")
+    mem.add("I moved to Oslo.", "sam", at="2026-05-05T10:00:00Z", message_id="m3")
+    mem.add("I moved to Quentovic.", "sam", at="2026-07-05T10:00:00Z", message_id="m4")
+    versions = [f for f in mem.list_facts("sam", include_invalidated=True).facts if f.object == "quentovic"]
+    assert len(versions) == 2
+    receipt = mem.erase.fact("sam", versions[-1].fact_id)
+    assert sorted(receipt.ids["facts"]) == sorted(f.fact_id for f in versions)
+    assert sorted(receipt.ids.get("messages", []) + receipt.redacted) == ["m2", "m4"]
+    live = {f.object for f in mem.list_facts("sam").facts if f.predicate == "lives in"}
+    assert live == {"oslo"}
+    seen = everything_read(mem, "sam", ["Where do I live?", "quentovic"])
+    assert "quentovic" not in seen and "oslo" in seen and "berlin" in seen
+    assert erasable.count("quentovic") == 0
+
+
+def test_erase_message_takes_its_facts_and_context_and_restores_what_they_superseded(erasable):
+    mem = erasable.mem
+    mem.add("I live in Berlin.", "sam", chat="c1", message_id="m1")
+    mem.add("I moved to Xochimilcan and I love the Ptarmiganfest there.", "sam", chat="c1", message_id="m2")
+    mem.add("It was a long drive.", "sam", chat="c1", message_id="m3")
+    receipt = mem.erase.message("sam", "m2")
+    assert receipt.ids["messages"] == ["m2"] and receipt.removed["facts"] >= 1 and receipt.restored
+    assert {f.object for f in mem.list_facts("sam").facts if f.predicate == "lives in"} == {"berlin"}
+    seen = everything_read(mem, "sam", ["Where do I live?", "xochimilcan", "festival", "drive"])
+    assert "xochimilcan" not in seen and "ptarmiganfest" not in seen and "long drive" in seen
+    assert erasable.count("xochimilcan") == 0 and erasable.count("ptarmiganfest") == 0
+
+
+def test_erase_dataset_and_delete_dataset_leave_nothing_and_are_logged_without_text(erasable):
+    mem = erasable.mem
+    dataset_of_sam(mem)
+    preview = mem.erase.dataset("sam", dry_run=True)
+    assert preview.removed["episodes"] == 4 and mem.list_facts("sam").total
+    counts = mem.delete_dataset("sam")
+    assert counts == preview.removed
+    assert erasable.count("quillington") == 0 and erasable.count("marrakesh") == 0
+    assert erasable.count("vexmoor") > 0                      # Ana's memory is untouched
+    assert everything_read(mem, "sam", ["zorblax"]).count("zorblax") == 0
+    log = mem.erase.log("sam")
+    assert log.total == 1 and log.erasures[0].kind == "dataset" and log.erasures[0].removed == counts
+
+
+def test_the_log_keeps_ids_and_hashes_never_the_text(erasable):
+    mem = erasable.mem
+    mem.add("I adopted a greyhound called Zorblax.", "sam", message_id="m1")
+    mem.erase.message("sam", "m1", by="support ticket 7")
+    mem.erase.content("sam", "zorblax")   # nothing left to match: logged all the same
+    page = mem.erase.log("sam")
+    assert page.total == 2 and page.erasures[1].by == "support ticket 7"
+    record = page.erasures[1]
+    text = "I adopted a greyhound called Zorblax."
+    assert record.hashes["message:m1"] == hashlib.sha256(text.encode()).hexdigest()
+    assert "zorblax" not in page.model_dump_json().lower() and "greyhound" not in page.model_dump_json().lower()
+    assert erasable.count("zorblax") == 0
+
+
+def test_another_process_serves_nothing_erased(erasable, local_embedder):
+    """A second Memory on the same store (another process's caches) sees the erasure at its next read,
+    even once the dataset holds as many changes again as when it cached it."""
+    mem = erasable.mem
+    other = Memory(erasable.url, embedder=local_embedder, extractor="parse")
+    try:
+        for i, city in enumerate(["Porto", "Quentovic", "Lagos"]):
+            mem.messages.index("sam", f"Trip {i}: I visited {city} with Zorblax.", chat="c1")
+        assert "zorblax" in other.recall("trips with the dog", dataset="sam").context.lower()
+        mem.erase.dataset("sam")
+        for i in range(3):
+            mem.messages.index("sam", f"Trip {i}: a quiet week at home.", chat="c1")
+        seen = other.recall("trips with the dog", dataset="sam")
+        assert "zorblax" not in seen.model_dump_json().lower()
+    finally:
+        other.close()
+
+
+def test_erase_content_refuses_a_text_too_short_to_mean_anything(erasable):
+    with pytest.raises(InputError):
+        erasable.mem.erase.content("sam", " a ")
+
+
+def test_a_user_may_erase_their_own_memory_only(erasable):
+    mem = erasable.mem
+    mem.add("I work at Brightwave.", "sam", message_id="m1")
+    mem.add("I work at Brightwave too.", "ana", message_id="m1")
+    sam = mem.as_user("sam")
+    with pytest.raises(PermissionDenied):
+        sam.erase.message("ana", "m1")
+    with pytest.raises(PermissionDenied):
+        sam.erase.content("sam", "brightwave", document_scopes=["shared"])
+    with pytest.raises(PermissionDenied):
+        sam.erase.compact()
+    receipt = sam.erase.content("sam", "brightwave", by="spoofed")
+    assert receipt.removed["messages"] == 1
+    assert sam.erase.log("sam").erasures[0].by == "user:sam via spoofed"
+    assert mem.list_facts("ana").total == 1
+
+
+def test_documents_holding_the_text_go_when_their_scope_is_named(erasable):
+    mem = erasable.mem
+    mem.documents.write("sam-agent", "notes/trip.md", "Packing list for Quentovic")
+    mem.documents.write("sam-agent", "notes/other.md", "Nothing here")
+    mem.documents.write("elsewhere", "notes/trip.md", "Quentovic too")
+    receipt = mem.erase.content("sam", "quentovic", document_scopes=["sam-agent"])
+    assert receipt.ids["documents"] == ["sam-agent:notes/trip.md"]
+    assert [d.path for d in mem.documents.list("sam-agent")] == ["notes/other.md"]
+    assert mem.documents.read("elsewhere", "notes/trip.md").text == "Quentovic too"
+
+
+def test_deferred_compaction_is_pending_until_compact(erasable, backend, local_embedder):
+    from kenning.config import Settings
+
+    mem = Memory(erasable.url, embedder=local_embedder, extractor="parse",
+                 settings=Settings(erase_compaction="deferred"))
+    try:
+        mem.add("I adopted a greyhound called Zorblax.", "sam", message_id="m1")
+        receipt = mem.erase.message("sam", "m1")
+        assert receipt.physical == "pending" and mem.erase.log("sam").erasures[0].compacted_at is None
+        assert mem.erase.compact() is True
+        assert mem.erase.log("sam").erasures[0].compacted_at is not None
+        assert erasable.count("zorblax") == 0
+    finally:
+        mem.close()
