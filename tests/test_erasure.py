@@ -282,3 +282,43 @@ def test_deferred_compaction_is_pending_until_compact(erasable, backend, local_e
         assert erasable.count("zorblax") == 0
     finally:
         mem.close()
+
+
+def test_organization_memory_is_erased_only_when_asked_and_with_the_manage_permission(erasable):
+    mem = erasable.mem
+    mem.notes.save("sam", "Quentovic office closes at six", namespace="organization")
+    mem.notes.save("sam", "Sam flies to Quentovic on Monday")
+    mem.notes.save("sam", "The office is in Lisbon", namespace="organization")
+    alone = mem.erase.content("sam", "quentovic")
+    assert alone.removed["notes"] == 1   # the organization's note is not the dataset's
+    with pytest.raises(PermissionDenied):
+        mem.as_user("sam").erase.content("sam", "quentovic", organization=True)
+    preview = mem.as_user("sam", "admin").erase.content("sam", "quentovic", organization=True, dry_run=True)
+    assert [i.split("/")[0] for i in preview.ids["notes"]] == ["organization"]
+    receipt = mem.as_user("sam", "admin").erase.content("sam", "quentovic", organization=True)
+    assert receipt.ids["notes"] == preview.ids["notes"]
+    assert [n.text for n in mem.notes.list("sam", "organization")] == ["The office is in Lisbon"]
+    assert erasable.count("quentovic") == 0
+
+
+def test_over_http_a_user_token_erases_its_own_memory_and_reads_its_log(keyed_server):
+    """The Python client against a real server: what a service key and a user token may erase."""
+    with Memory(keyed_server.url, api_key=keyed_server.keys["service"]) as service:
+        service.add("I adopted a greyhound called Zorblax.", "sam", message_id="m1")
+        service.add("I adopted a cat called Zorblax.", "ana", message_id="m1")
+        with service.as_user("sam") as sam:
+            with pytest.raises(PermissionDenied):
+                sam.erase.message("ana", "m1")
+            with pytest.raises(PermissionDenied):
+                sam.erase.compact()
+            preview = sam.erase.content("sam", "zorblax", dry_run=True)
+            assert preview.dry_run and preview.ids["messages"] == ["m1"]
+            receipt = sam.erase.content("sam", "zorblax")
+            assert receipt.ids["messages"] == ["m1"] and receipt.physical == "done"
+            log = sam.erase.log("sam")
+            assert log.total == 1 and log.erasures[0].by.startswith("user:sam via key:")
+            assert "zorblax" not in sam.recall("What is my dog called?", dataset="sam").model_dump_json().lower()
+        assert service.erase.log().total == 1   # the project's log, for a service key
+        assert "zorblax" in service.recall("What is my cat called?", dataset="ana").context.lower()
+        receipt = service.erase.dataset("ana")
+        assert receipt.removed["episodes"] == 1 and service.erase.compact() is True

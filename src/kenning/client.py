@@ -302,11 +302,12 @@ class EraseRequests:
                     json={"dry_run": dry_run}, parse=_as(ErasureReceipt), environment=environment)
 
     def content(self, dataset: str, text: str, *, dry_run: bool = False, document_scopes: Sequence[str] = (),
-                by: str | None = None, project: str | None = None, environment: str | None = None) -> Call:
+                organization: bool = False, by: str | None = None, project: str | None = None,
+                environment: str | None = None) -> Call:
         _scope(project)
         scopes = [document_scopes] if isinstance(document_scopes, str) else list(document_scopes)
         return Call("POST", f"/v1/datasets/{_q(dataset)}/erase/content",
-                    json={"text": text, "dry_run": dry_run, "document_scopes": scopes},
+                    json={"text": text, "dry_run": dry_run, "document_scopes": scopes, "organization": organization},
                     parse=_as(ErasureReceipt), environment=environment)
 
     def dataset(self, dataset: str, *, dry_run: bool = False, by: str | None = None, project: str | None = None,

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from . import timeutil
 from .errors import InputError, NotFound
+from .notes import ORG_DATASET, ORGANIZATION
 from .model import ErasurePage, ErasureReceipt, ErasureRecord, Fact, Scope
 from .services import check_page
 from .store.base import ErasurePlan, FactQuery, Found
@@ -130,14 +131,15 @@ class Erasure:
         return self._compacted(receipt, tables)
 
     def content(self, dataset: str, text: str, *, dry_run: bool = False, document_scopes: Sequence[str] = (),
-                by: str | None = None, project: str | None = None,
+                organization: bool = False, by: str | None = None, project: str | None = None,
                 environment: str | None = None) -> ErasureReceipt:
         """Erase everything in the dataset that holds ``text`` (case-insensitively): facts whose sentence,
         value or quote holds it, messages (with the facts citing them),
         notes (forgotten ones too), entities named by it and aliases holding it, the lines of core files and
         of their earlier versions, queued and finished turns, and documents under ``document_scopes`` (the
-        keys this person's documents live under; documents belong to no dataset). Run it with ``dry_run``
-        first: the receipt counts and names what would go."""
+        keys this person's documents live under; documents belong to no dataset). With ``organization``, the
+        project's organization memory (its notes and core files, shared by every user) too: its ids come
+        as ``organization/<id>``. Run it with ``dry_run`` first: the receipt counts and names what would go."""
         scope = self._s.scope(dataset, project, environment)
         if not isinstance(text, str) or len(text.strip()) < MIN_CONTENT_CHARS:
             raise InputError(f"text must hold at least {MIN_CONTENT_CHARS} characters besides spaces: erase by "
@@ -150,27 +152,17 @@ class Erasure:
         scopes = [check_name("scope_key", key) for key in document_scopes]
         store = self._s.store
         with store.transaction(scope):
-            found = store.containing(scope, text, scopes)
-            plan, texts = ErasurePlan(aliases=text), {}
-            by_kind: dict[str, list[Found]] = {}
-            for item in found:
-                by_kind.setdefault(item.kind, []).append(item)
-            plan.messages = [m.id for m in by_kind.get("message", [])]
-            plan.job_messages = list(plan.messages)
-            cited = self._citing(scope, plan.messages)
-            plan.facts = list(dict.fromkeys([f.id for f in by_kind.get("fact", [])] + [f.fact_id for f in cited]))
-            plan.notes = [n.id for n in by_kind.get("note", [])]
-            plan.entities = [e.id for e in by_kind.get("entity", [])]
-            plan.jobs = [j.id for j in by_kind.get("job", [])]
-            plan.documents = [d.extra for d in by_kind.get("document", [])]
-            for item in by_kind.get("core_file", []):
-                plan.core[item.extra] = drop_lines(item.text, text)
-            for item in by_kind.get("core_file_version", []):
-                plan.core_versions[item.extra] = drop_lines(item.text, text)
-            texts = {f"{item.kind}:{item.id}": item.text for item in found}
-            texts.update({f"fact:{f.fact_id}": f.text for f in cited})
-            texts["query"] = text.casefold()
-            receipt, tables = self._finish(scope, "content", plan, texts, dry_run, by)
+            plan, texts = self._content_plan(scope, text, scopes)
+            extra: dict[str, list[str]] = {}
+            if organization:   # the project's shared notes and core files, named with their place
+                home = scope._replace(dataset=ORG_DATASET)
+                with store.transaction(home):
+                    shared, shared_texts = self._content_plan(home, text, ())
+                    done = describe(shared) if dry_run else store.erase(home, shared)
+                    done.pop("restored", None)
+                    extra = {kind: [f"{ORGANIZATION}/{i}" for i in ids] for kind, ids in done.items()}
+                    texts.update({f"{ORGANIZATION}/{k}": v for k, v in shared_texts.items() if k != "query"})
+            receipt, tables = self._finish(scope, "content", plan, texts, dry_run, by, extra)
         return self._compacted(receipt, tables)
 
     def dataset(self, dataset: str, *, dry_run: bool = False, by: str | None = None, project: str | None = None,
@@ -212,6 +204,30 @@ class Erasure:
         return self._s.store.compact(None)
 
     # -- the parts ---------------------------------------------------------------------------------
+    def _content_plan(self, scope: Scope, text: str, document_scopes: Sequence[str]) -> tuple[ErasurePlan, dict]:
+        """What erasing ``text`` from one dataset takes, and the erased texts (for the log's hashes)."""
+        found = self._s.store.containing(scope, text, document_scopes)
+        plan = ErasurePlan(aliases=text)
+        by_kind: dict[str, list[Found]] = {}
+        for item in found:
+            by_kind.setdefault(item.kind, []).append(item)
+        plan.messages = [m.id for m in by_kind.get("message", [])]
+        plan.job_messages = list(plan.messages)
+        cited = self._citing(scope, plan.messages)
+        plan.facts = list(dict.fromkeys([f.id for f in by_kind.get("fact", [])] + [f.fact_id for f in cited]))
+        plan.notes = [n.id for n in by_kind.get("note", [])]
+        plan.entities = [e.id for e in by_kind.get("entity", [])]
+        plan.jobs = [j.id for j in by_kind.get("job", [])]
+        plan.documents = [d.extra for d in by_kind.get("document", [])]
+        for item in by_kind.get("core_file", []):
+            plan.core[item.extra] = drop_lines(item.text, text)
+        for item in by_kind.get("core_file_version", []):
+            plan.core_versions[item.extra] = drop_lines(item.text, text)
+        texts = {f"{item.kind}:{item.id}": item.text for item in found}
+        texts.update({f"fact:{f.fact_id}": f.text for f in cited})
+        texts["query"] = text.casefold()
+        return plan, texts
+
     def _citing(self, scope: Scope, message_ids: Sequence[str]) -> list[Fact]:
         """Every fact, in any state, mined from these messages."""
         out: list[Fact] = []
@@ -262,13 +278,16 @@ class Erasure:
                     plan.quotes[other.fact_id] = quote
 
     def _finish(self, scope: Scope, kind: str, plan: ErasurePlan, texts: dict[str, str], dry_run: bool,
-                by: str | None) -> ErasureReceipt:
+                by: str | None, extra: dict[str, list[str]] | None = None) -> tuple[ErasureReceipt, list[str]]:
         """Inside the erasure's transaction: carry the plan out (or, for a dry run, only describe it), keep
         the neighbours' keyword context true, log it; compact once committed."""
         at = timeutil.now()
         store = self._s.store
+        extra = extra or {}
         if dry_run:
             ids = describe(plan)
+            for k, v in extra.items():
+                ids[k] = ids.get(k, []) + v
             return ErasureReceipt(erasure_id=None, kind=kind, dataset=scope.dataset, dry_run=True,
                                   removed={k: len(v) for k, v in ids.items()},
                                   ids={k: v for k, v in ids.items() if k != "redacted"},
@@ -285,6 +304,8 @@ class Erasure:
             store.set_episode_context(scope, after.episode_id,
                                       message_context(store, scope, after.chat, after.at, after.created_at))
         redacted, restored = done.pop("redacted", []), done.pop("restored", [])
+        for k, v in extra.items():
+            done[k] = done.get(k, []) + v
         if plan.quotes:
             done["quotes"] = list(plan.quotes)
         erasure_id = f"er_{uuid.uuid4().hex}"

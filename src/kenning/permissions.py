@@ -271,6 +271,8 @@ class _UserErase(_UserPart):
         if kw.get("document_scopes"):
             raise PermissionDenied("erase.content: documents belong to the service principal only; leave out "
                                    "document_scopes", self._u.admin_permission)
+        if kw.get("organization"):   # organization memory is changed only with the manage permission
+            self._u._need(self._u.admin_permission, "erase.content in organization memory")
         return self._u._m.erase.content(dataset, text, **self._by(kw))
 
     def dataset(self, dataset: str, **kw):

@@ -231,3 +231,5 @@ class EraseContentBody(BaseModel):
     dry_run: bool = Field(False, description="only say what would be erased: nothing is removed or logged")
     document_scopes: list[Annotated[str, Field(pattern=SCOPE_KEY, min_length=1, max_length=256)]] = Field(default_factory=list, max_length=100, description="document scope keys "
                                          "whose documents holding the text go too (documents belong to no dataset)")
+    organization: bool = Field(False, description="the organization memory's notes and core files too (a user "
+                               "token needs the manage permission)")

@@ -46,7 +46,8 @@ def routes(api: Api) -> APIRouter:
         dataset holding `text` (case-insensitively), and documents under `document_scopes` (service keys
         only). Ask with `dry_run` first. With `dry_run`, nothing is removed or logged: the receipt says what would go."""
         m, kw = api.memory_for(p, write=True)
-        return m.erase.content(dataset, b.text, dry_run=b.dry_run, document_scopes=b.document_scopes, by=by(p), **kw)
+        return m.erase.content(dataset, b.text, dry_run=b.dry_run, document_scopes=b.document_scopes,
+                                organization=b.organization, by=by(p), **kw)
 
     @router.post("/v1/datasets/{dataset}/erase", response_model=ErasureReceipt, operation_id="erase_dataset",
                  summary="Erase everything kept about one end user")
