@@ -298,12 +298,15 @@ export class Erase extends Part {
   }
 
   /** Erase every fact, message, note, entity, core-file line and turn of the dataset holding `text`
-   * (case-insensitively), and the documents holding it under `documentScopes` (a service key's). Dry run first. */
-  content(dataset: string, text: string, options: EraseOptions & { documentScopes?: string[] | undefined } = {}):
+   * (case-insensitively), the documents holding it under `documentScopes` (a service key's), and with
+   * `organization` the organization memory's notes and core files (the manage permission). Dry run first. */
+  content(dataset: string, text: string,
+    options: EraseOptions & { documentScopes?: string[] | undefined; organization?: boolean | undefined } = {}):
     Promise<ErasureReceipt> {
     return this.http.send({ method: "POST", path: `/v1/datasets/${q(dataset)}/erase/content`,
       json: typed<"EraseContentBody">({ text, dry_run: options.dryRun ?? false,
-        document_scopes: options.documentScopes ?? [] }) }, call(options));
+        document_scopes: options.documentScopes ?? [], organization: options.organization ?? false }) },
+      call(options));
   }
 
   /** Erase everything kept about one end user, as `deleteDataset` does, with a receipt and a log entry; a user

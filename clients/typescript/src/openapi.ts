@@ -1520,6 +1520,12 @@ export interface components {
              */
             dry_run?: boolean;
             /**
+             * Organization
+             * @description the organization memory's notes and core files too (a user token needs the manage permission)
+             * @default false
+             */
+            organization?: boolean;
+            /**
              * Text
              * @description erase everything that holds this text, case-insensitively
              */
