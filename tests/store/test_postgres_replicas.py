@@ -172,3 +172,35 @@ def test_kenning_serve_reads_from_the_replica_it_is_given(cluster, tmp_path, cap
 
     assert main(["--db", str(tmp_path / "k.db"), "serve", "--replica", cluster.replica_url]) != 0
     assert "read replicas serve PostgreSQL stores" in capsys.readouterr().err
+
+
+def replayed_count(cluster, word: bytes) -> int:
+    """``word``'s occurrences in the replica's files for its database, once it has replayed everything the
+    primary has written and made a restartpoint (the replayed pages on disk)."""
+    from pathlib import Path
+
+    import psycopg
+
+    with psycopg.connect(cluster.primary_url, autocommit=True) as primary:
+        primary.execute("CHECKPOINT")   # a checkpoint record: where the replica may make its restartpoint
+        target = primary.execute("SELECT pg_current_wal_lsn()").fetchone()[0]
+    wait_until(lambda: on_replica(cluster, f"SELECT pg_last_wal_replay_lsn() >= '{target}'::pg_lsn")[0])
+    with psycopg.connect(cluster.replica_url, autocommit=True) as replica:
+        replica.execute("CHECKPOINT")
+        oid = replica.execute("SELECT oid FROM pg_database WHERE datname = current_database()").fetchone()[0]
+    folder = Path(cluster.replica_data) / "base" / str(oid)
+    return sum(p.read_bytes().lower().count(word) for p in folder.iterdir() if p.is_file())
+
+
+def test_a_replica_serves_nothing_erased_and_its_files_hold_none_of_it_once_replayed(cluster):
+    """An erasure is a write like any other: the next read (replica or primary) sees it; and once the replica
+    has replayed the compaction (VACUUM FULL), none of the erased words is left in its files."""
+    with replica_memory(cluster) as mem:
+        mem.add("I adopted a greyhound called Wuzzlepaw from the shelter.", dataset="gone", message_id="m1")
+        mem.add("I keep bees.", dataset="gone", message_id="m2")
+        assert replayed_count(cluster, b"wuzzlepaw") > 0
+        receipt = mem.erase.message("gone", "m1")
+        assert receipt.physical == "done"
+        seen = mem.recall("What is my dog called?", dataset="gone")
+        assert "wuzzlepaw" not in seen.model_dump_json().lower() and mem.messages.get("gone", "m2")
+        assert replayed_count(cluster, b"wuzzlepaw") == 0
