@@ -322,3 +322,19 @@ def test_over_http_a_user_token_erases_its_own_memory_and_reads_its_log(keyed_se
         assert "zorblax" in service.recall("What is my cat called?", dataset="ana").context.lower()
         receipt = service.erase.dataset("ana")
         assert receipt.removed["episodes"] == 1 and service.erase.compact() is True
+
+
+def test_a_finished_turn_keeps_its_receipt_not_its_words(new_memory):
+    mem = new_memory(embedder=None, extractor="parse")
+    kept = mem.add_turn(dataset="sam", role="user", content="I adopted a greyhound called Zorblax.", thread="t1")
+    passing = mem.add_turn(dataset="sam", role="user", content="My PIN is 4417 at Quillbank.", thread="t2",
+                           temporary=True)
+    mem.flush()
+    jobs = {j.request_id: j for j in mem.jobs("sam")}
+    assert jobs[kept.request_id].status == jobs[passing.request_id].status == "done"
+    assert jobs[kept.request_id].content == jobs[passing.request_id].content == ""
+    assert mem.status(kept.request_id).status == "done"
+    assert "zorblax" in mem.messages.thread("sam", "t1").messages[0].content.lower()   # the message holds them
+    assert "quillbank" not in "".join(j.model_dump_json() for j in mem.jobs("sam")).lower()
+    receipt = mem.erase.message("sam", mem.messages.thread("sam", "t1").messages[0].episode_id)
+    assert receipt.ids["jobs"] == [kept.request_id]
