@@ -57,7 +57,7 @@ def test_every_page_renders_in_development_mode(dev):
              "/jobs?status=failed", "/login", "/datasets/sam/timeline", "/datasets/sam/timeline?as_of=2026-08-01",
              "/datasets/sam/conversations", "/datasets/sam/conversations/view?none=1",
              "/datasets/sam?view=history&sort=anchor&kind=attribute&type=PLACE&q=lisbon",
-             "/datasets/sam/entities?view=history"]
+             "/datasets/sam/entities?view=history", "/datasets/sam/erase"]
     for page in pages:
         r = c.get(page)
         assert r.status_code == 200, (page, r.text[:300])
@@ -288,3 +288,155 @@ def test_a_fact_page_tells_its_story_and_the_message_leads_to_its_turn(dev):
     assert 'id="msg-m2"' in c.get(r.headers["location"]).text
     assert c.get("/datasets/sam/facts/f_nope").status_code == 404
     assert c.get("/datasets/sam", params={"sort": "sideways"}).status_code == 422
+
+
+# -- erasing for good: previewed, then confirmed ---------------------------------------------------------
+
+def preview_digest(html: str) -> str:
+    return re.search(r'name="preview" value="([^"]+)"', html).group(1)
+
+
+def counts(html: str) -> dict[str, int]:
+    """A dry run's receipt as the confirmation page shows it: kind -> count."""
+    return {k: int(n) for k, n in re.findall(r'<tr data-kind="([^"]+)"><th scope="row">[^<]*</th><td class="num">(\d+)<',
+                                            html)}
+
+
+def dataset_pages(c, dataset: str = "sam") -> dict[str, str]:
+    """Every page of the dataset that shows what it holds, read now (the messages kept included)."""
+    base = f"/datasets/{dataset}"
+    urls = [base, f"{base}?view=history", f"{base}/history", f"{base}/timeline", f"{base}/entities",
+            f"{base}/entities?view=history", f"{base}/conversations", f"{base}/conversations/view?none=1",
+            f"{base}/notes", f"{base}/core", f"{base}/core?path=/memories/prefs.md", f"{base}/erase",
+            f"{base}/recall?q=where+does+the+user+live"]
+    out = {}
+    for url in urls:
+        r = c.get(url)
+        assert r.status_code == 200, (url, r.status_code)
+        out[url] = r.text
+    for msg in re.findall(r'data-message-id="([^"]+)"', out[f"{base}/conversations/view?none=1"]):
+        r = c.get(f"{base}/messages/{msg}")
+        assert r.status_code == 200
+        out[f"{base}/messages/{msg}"] = r.text
+    for fid in re.findall(r'data-fact-id="([^"]+)"', out[f"{base}/history"]):
+        out[f"{base}/facts/{fid}"] = c.get(f"{base}/facts/{fid}").text
+    return out
+
+
+def holding(pages: dict[str, str], word: str) -> list[str]:
+    return [url for url, html in pages.items() if word.lower() in html.lower()]
+
+
+def test_erasing_by_content_shows_the_dry_run_first_then_no_page_shows_the_text(dev):
+    live, c = dev
+    mem = live.memory
+    mem.add("Berlin is lovely in spring. How long have you lived there?", "sam", role="assistant",
+            at="2026-07-01T10:00:05Z", message_id="m1a")
+    mem.notes.save("sam", "Flew to Berlin for the conference")
+    mem.memory_tool("sam", {"command": "str_replace", "path": "/memories/prefs.md", "old_str": "likes green tea",
+                            "new_str": "likes green tea\nwas in Berlin in July"})
+    before = dataset_pages(c)
+    assert len(holding(before, "berlin")) >= 8                   # facts, history, time line, entities, messages ...
+    page = c.get("/datasets/sam/erase").text
+    token = form_token(page)
+    assert 'id="erase-text"' in page and '<label for="erase-text">' in page
+    asked = c.post("/datasets/sam/erase/content", data={"form_token": token, "text": "Berlin"})
+    assert asked.status_code == 200 and "A dry run: nothing has been erased yet." in asked.text
+    assert counts(asked.text) == {"facts": 1, "messages": 2, "notes": 1, "entities": 1, "core_files": 1,
+                                  "core_file_versions": 1}
+    assert re.search(r'id="erase-facts">\s*<li data-fact-id="[^"]+"><span class="pred">lives in</span>: <strong>Berlin',
+                     asked.text)
+    assert 'data-message-id="m1"' in asked.text and 'data-message-id="m1a"' in asked.text
+    assert "Flew to Berlin for the conference" in asked.text and 'id="confirm-erase"' in asked.text
+    # the preview erased nothing and logged nothing
+    still = dataset_pages(c)
+    assert still.keys() == before.keys() and holding(still, "berlin") == holding(before, "berlin")
+    assert mem.erase.log("sam").total == 0 and mem.messages.get("sam", "m1").content == "I live in Berlin."
+    # a confirmation without the preview it confirms shows the dry run again, and erases nothing
+    again = c.post("/datasets/sam/erase/content", data={"form_token": token, "text": "Berlin", "confirmed": "yes"})
+    assert again.status_code == 409 and 'id="erase-changed"' in again.text and mem.erase.log("sam").total == 0
+    odd = c.post("/datasets/sam/erase/content", data={"form_token": token, "text": "Berlin", "confirmed": "yes",
+                                                      "preview": "é" * 32})
+    assert odd.status_code == 409 and mem.erase.log("sam").total == 0
+    done = c.post("/datasets/sam/erase/content", data={"form_token": token, "text": "Berlin", "confirmed": "yes",
+                                                       "preview": preview_digest(asked.text)})
+    assert done.status_code == 303 and done.headers["location"].startswith("/datasets/sam/erase?done=er_")
+    assert "berlin" not in done.headers["location"].lower()
+    after = dataset_pages(c)
+    assert holding(after, "berlin") == []                        # no page of the dataset shows it any more
+    assert c.get("/datasets/sam/messages/m1").status_code == 404
+    # what else the dataset holds still shows
+    assert set(fact_ids(after["/datasets/sam"])) == {"lisbon", "hiking"}
+    assert "I moved to Lisbon last month." in after["/datasets/sam/conversations/view?none=1"]
+    assert "Prefers morning meetings" in after["/datasets/sam/notes"]
+    assert "likes green tea" in after["/datasets/sam/core?path=/memories/prefs.md"]
+    assert 'data-name="hiking"' in after["/datasets/sam/entities"]
+    # the log: ids, counts, who, when; never the text
+    log = c.get(done.headers["location"]).text
+    erasure = mem.erase.log("sam").erasures[0]
+    assert f'id="erasure-{erasure.erasure_id}"' in log and 'id="erased-notice"' in log
+    row = re.search(rf'id="erasure-{erasure.erasure_id}".*?</tr>', log, re.S).group(0)
+    assert "1 fact, 2 messages, 1 note" in row and ">development<" in row and "m1, m1a" in row
+    assert "berlin" not in log.lower()
+
+
+def test_erasing_a_fact_or_a_message_is_its_own_confirmed_action_beside_delete(dev):
+    live, c = dev
+    mem = live.memory
+    page = c.get("/datasets/sam").text
+    token, ids = form_token(page), fact_ids(page)
+    hiking = ids["hiking"]
+    row = re.search(rf'<tr id="fact-{hiking}".*?</tr>', page, re.S).group(0)
+    assert 'action="/datasets/sam/facts/delete"' in row and f'action="/datasets/sam/erase/facts/{hiking}"' in row
+    assert 'class="danger erase"' in row and "Erase permanently" in row     # distinct from the delete beside it
+    erase_form = re.search(r'<form[^>]*erase/facts[^>]*>', row).group(0)
+    assert "data-confirm" not in erase_form                 # no one-click dialog: the dry run is the confirmation
+    assert f'action="/datasets/sam/erase/facts/{hiking}"' in c.get(f"/datasets/sam/facts/{hiking}").text
+    asked = c.post(f"/datasets/sam/erase/facts/{hiking}", data={"form_token": token, "back": "/datasets/sam"})
+    assert asked.status_code == 200 and counts(asked.text) == {"facts": 1, "messages": 1}
+    assert "I love hiking." in asked.text and "hiking" in {f.object for f in mem.list_facts("sam").facts}
+    done = c.post(f"/datasets/sam/erase/facts/{hiking}", data={"form_token": token, "back": "/datasets/sam",
+                                                                "confirmed": "yes", "preview": preview_digest(asked.text)})
+    assert done.status_code == 303
+    every = mem.list_facts("sam", include_invalidated=True).facts
+    assert "hiking" not in {f.object for f in every}         # unlike a delete, the history keeps nothing
+    assert "hiking" not in c.get("/datasets/sam/history").text and c.get("/datasets/sam/messages/m3").status_code == 404
+    # a message, from its page or its turn in the transcript
+    transcript = c.get("/datasets/sam/conversations/view?none=1").text
+    assert 'action="/datasets/sam/erase/messages/m2"' in transcript
+    assert 'action="/datasets/sam/erase/messages/m2"' in c.get("/datasets/sam/messages/m2").text
+    asked = c.post("/datasets/sam/erase/messages/m2", data={"form_token": token})
+    assert asked.status_code == 200 and counts(asked.text) == {"facts": 1, "messages": 1}
+    assert "I moved to Lisbon last month." in asked.text and mem.messages.get("sam", "m2")
+    done = c.post("/datasets/sam/erase/messages/m2", data={"form_token": token, "confirmed": "yes",
+                                                           "preview": preview_digest(asked.text)})
+    assert done.status_code == 303
+    pages = dataset_pages(c)
+    assert holding(pages, "lisbon") == [] and holding(pages, "hiking") == []
+    assert set(fact_ids(pages["/datasets/sam"])) == {"berlin"}     # what Lisbon had superseded is live again
+    assert [e.kind for e in mem.erase.log("sam").erasures] == ["message", "fact"]
+
+
+def test_erasing_the_whole_dataset_shows_its_counts_and_asks_for_its_name(dev):
+    live, c = dev
+    mem = live.memory
+    mem.add("I play the cello.", "alex")
+    token = form_token(c.get("/datasets/sam/erase").text)
+    asked = c.post("/datasets/sam/erase/dataset", data={"form_token": token})
+    assert asked.status_code == 200
+    assert counts(asked.text) == {"facts": 3, "entities": 3, "episodes": 3, "notes": 1, "core_files": 1,
+                                  "core_file_versions": 2}
+    assert '<label for="confirm-name">' in asked.text and mem.list_facts("sam").total == 2
+    form = {"form_token": token, "confirmed": "yes", "preview": preview_digest(asked.text)}
+    wrong = c.post("/datasets/sam/erase/dataset", data={**form, "confirm_name": "alex"})
+    assert wrong.status_code == 422 and 'id="erase-problem"' in wrong.text and mem.list_facts("sam").total == 2
+    done = c.post("/datasets/sam/erase/dataset", data={**form, "confirm_name": "sam"})
+    assert done.status_code == 303
+    pages = dataset_pages(c)
+    for word in ("berlin", "lisbon", "hiking", "morning meetings", "green tea"):
+        assert holding(pages, word) == [], word
+    assert "0 live facts" in pages["/datasets/sam"]
+    assert [e.kind for e in mem.erase.log("sam").erasures] == ["dataset"]     # the log keeps the entry
+    assert 'data-kind="dataset"' in pages["/datasets/sam/erase"]
+    assert [f.object for f in mem.list_facts("alex").facts] == ["cello"]      # another dataset untouched
+    assert "cello" in c.get("/datasets/alex").text

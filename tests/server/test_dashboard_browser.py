@@ -3,7 +3,8 @@ driven by Selenium against a server on loopback.
 
 Covers: the dataset list, the facts page, the ``as of`` control (date field, slider by keyboard, and
 the no-JavaScript form) showing the Berlin → Lisbon change at the right date, deleting a fact and
-seeing it move to the history, the recall playground, and keyboard access. Screenshots of each step
+seeing it move to the history, erasing (by content, and a fact from its row: the dry run's page first, then
+no page shows what went), the recall playground, and keyboard access. Screenshots of each step
 go to ``test-artifacts/dashboard/``.
 
 Without a Chromium here the tests are skipped, unless ``KENNING_REQUIRE_BROWSER=1`` (as CI sets it):
@@ -386,6 +387,80 @@ def test_notes_can_be_added_edited_and_forgotten(browser, site):
     shot(browser, "15-notes")
 
 
+def test_erasing_by_content_shows_what_goes_then_no_page_shows_it(browser, site):
+    from selenium.webdriver.common.by import By
+
+    pages = ["/datasets/sam", "/datasets/sam?view=history", "/datasets/sam/history", "/datasets/sam/timeline",
+             "/datasets/sam/entities", "/datasets/sam/entities?view=history", "/datasets/sam/conversations",
+             "/datasets/sam/conversations/view?chat=c1", "/datasets/sam/messages/m2", "/datasets/sam/erase"]
+
+    def showing(word: str) -> list[str]:
+        found = []
+        for path in pages:
+            browser.get(site.url + path)
+            if word in browser.page_source.lower():
+                found.append(path)
+        return found
+
+    assert len(showing("berlin")) >= 6               # the history, time line, entities, the transcript ...
+    browser.get(site.url + "/datasets/sam")
+    browser.find_element(By.LINK_TEXT, "Erase").click()
+    wait_for(browser, lambda d: d.current_url.endswith("/datasets/sam/erase"))
+    field = browser.find_element(By.ID, "erase-text")
+    assert browser.find_element(By.CSS_SELECTOR, 'label[for="erase-text"]').is_displayed()
+    field.send_keys("Berlin")
+    browser.find_element(By.ID, "erase-preview").click()
+    wait_for(browser, lambda d: d.find_elements(By.ID, "erase-receipt"))
+    counts = {row.get_attribute("data-kind"): int(row.find_element(By.TAG_NAME, "td").text)
+              for row in browser.find_elements(By.CSS_SELECTOR, "#erase-counts tbody tr")}
+    assert counts == {"facts": 1, "messages": 2, "entities": 1}
+    assert "I live in Berlin." in browser.find_element(By.ID, "erase-messages").text
+    assert "lives in: Berlin" in browser.find_element(By.ID, "erase-facts").text
+    shot(browser, "16-erase-preview")
+    assert site.memory.erase.log("sam").total == 0                       # the preview erased nothing
+    assert site.memory.messages.get("sam", "m1").content == "I live in Berlin."
+    button = browser.find_element(By.ID, "confirm-erase")
+    assert button.text == "Erase permanently"
+    button.click()
+    wait_for(browser, lambda d: d.find_elements(By.ID, "erased-notice"))
+    assert "1 fact, 2 messages, 1 entity" in browser.find_element(By.ID, "erased-notice").text
+    entry = browser.find_element(By.CSS_SELECTOR, '#erasure-log tr[data-kind="content"]')
+    assert "development" in entry.text and "berlin" not in entry.text.lower()
+    shot(browser, "17-erased")
+    assert showing("berlin") == []                                     # on no page of the dataset
+    browser.get(site.url + "/datasets/sam")
+    assert objects(browser) == {"lisbon", "hiking"}                    # the rest still shows
+    browser.get(site.url + "/datasets/sam/conversations/view?chat=c1")
+    assert [t.get_attribute("data-message-id") for t in browser.find_elements(By.CSS_SELECTOR, "#transcript li.turn")] == [
+        "m2", "m3"]
+
+
+def test_erasing_a_fact_from_its_row_is_a_separate_action_that_shows_the_dry_run(browser, site):
+    from selenium.webdriver.common.by import By
+
+    browser.get(site.url + "/datasets/sam")
+    actions = browser.find_element(By.CSS_SELECTOR, 'tr[data-object="hiking"] td.actions')
+    delete, erase = actions.find_elements(By.TAG_NAME, "button")
+    assert delete.text == "Delete" and erase.text == "Erase permanently"
+    assert erase.value_of_css_property("background-color") != delete.value_of_css_property("background-color")
+    erase.click()                                           # no dialog: the dry run's page is the confirmation
+    wait_for(browser, lambda d: d.find_elements(By.ID, "erase-receipt"))
+    assert not browser.find_elements(By.ID, "confirm-dialog")          # a page of its own, not the delete's dialog
+    assert "likes: hiking" in browser.find_element(By.ID, "erase-facts").text
+    assert "I love hiking." in browser.find_element(By.ID, "erase-messages").text
+    browser.find_element(By.ID, "erase-cancel").click()                  # cancelled: nothing goes
+    wait_for(browser, lambda d: d.current_url.endswith("/datasets/sam"))
+    assert "hiking" in objects(browser)
+    browser.find_element(By.CSS_SELECTOR, 'tr[data-object="hiking"] td.actions button.erase').click()
+    wait_for(browser, lambda d: d.find_elements(By.ID, "confirm-erase"))
+    browser.find_element(By.ID, "confirm-erase").click()
+    wait_for(browser, lambda d: d.find_elements(By.ID, "erased-notice"))
+    browser.find_element(By.LINK_TEXT, "History").click()
+    wait_for(browser, lambda d: d.current_url.endswith("/history"))
+    assert "hiking" not in browser.page_source.lower()                   # unlike a delete, the history keeps nothing
+    assert "hiking" not in {f.object for f in site.memory.list_facts("sam", include_invalidated=True).facts}
+
+
 def test_every_page_fits_a_360_pixel_screen(browser, site):
     from selenium.webdriver.common.by import By
 
@@ -395,7 +470,7 @@ def test_every_page_fits_a_360_pixel_screen(browser, site):
              "transcript": "/datasets/sam/conversations/view?chat=c1", "entities": "/datasets/sam/entities",
              "fact": f"/datasets/sam/facts/{lisbon}", "notes": "/datasets/sam/notes", "core": "/datasets/sam/core",
              "recall": "/datasets/sam/recall?q=where", "history": "/datasets/sam/history", "jobs": "/jobs",
-             "error": "/datasets/sam/nope"}
+             "erase": "/datasets/sam/erase", "message": "/datasets/sam/messages/m2", "error": "/datasets/sam/nope"}
     browser.set_window_size(360, 800)
     try:
         for name, path in pages.items():
@@ -437,7 +512,7 @@ def test_the_content_policy_blocks_nothing_the_dashboard_uses(browser, site):
     from selenium.webdriver.common.keys import Keys
 
     browser.get_log("browser")                                      # drop what earlier tests logged
-    for path in ("/", "/datasets/sam", "/datasets/sam/history", "/jobs", "/datasets/sam/recall"):
+    for path in ("/", "/datasets/sam", "/datasets/sam/history", "/jobs", "/datasets/sam/erase", "/datasets/sam/recall"):
         browser.get(site.url + path)
     browser.find_element(By.ID, "q").send_keys("Where does the user live?", Keys.ENTER)   # htmx swaps in place
     wait_for(browser, lambda d: d.find_elements(By.ID, "context"))

@@ -18,8 +18,10 @@ import pytest
 
 from kenning.errors import StoreError
 from kenning.model import Entity, Fact, Scope
+from kenning.server.auth import hash_key
 from kenning.server.dashboard.graph import MAX_ENTITIES
 from kenning.server.schema import GET_QUERY_CHARS
+from kenning.store.base import KEY_ID_CHARS
 
 T = datetime(2026, 1, 1, tzinfo=timezone.utc)
 
@@ -180,3 +182,83 @@ def test_the_entity_page_draws_at_most_the_cap_and_says_so(keyed_server):
     assert f"Showing the {len(drawn):,} most connected of {n:,} entities" in svg
     assert re.search(r'<a class="graph-note" href="#entities">', svg)      # the link to the full list
     assert len(re.findall(r'<tr data-entity="thing \d+"', page)) == n   # which lists every entity
+
+
+# -- erasing for good: the same gate and the same form checks as every change ------------------------------
+
+def erase_form(client, url: str, token: str, **fields) -> httpx.Response:
+    """Both steps of an erasure: the dry run's page, then its confirmation (the preview digest it carries)."""
+    asked = client.post(url, data={"form_token": token, **fields})
+    assert asked.status_code == 200, asked.text[:300]
+    digest = re.search(r'name="preview" value="([^"]+)"', asked.text).group(1)
+    return client.post(url, data={"form_token": token, "confirmed": "yes", "preview": digest, **fields})
+
+
+def test_a_key_that_may_only_read_cannot_erase_and_sees_only_the_log(two_users):
+    live = two_users
+    berlin = live.ids["alice"]["berlin"]
+    with live.client(live.keys["service"]) as admin:       # something in the log to read
+        token = form_token(admin.get("/datasets/alice/erase").text)
+        assert erase_form(admin, "/datasets/alice/erase/content", token, text="hiking").status_code == 303
+    with live.client(live.keys["member"]) as member:
+        page = member.get("/datasets/alice/erase")
+        assert page.status_code == 200 and 'data-kind="content"' in page.text   # reading the log is allowed
+        token = form_token(page.text)
+        for url, fields in ((f"/datasets/alice/erase/facts/{berlin}", {}), ("/datasets/alice/erase/messages/x", {}),
+                            ("/datasets/alice/erase/content", {"text": "Berlin"}), ("/datasets/alice/erase/dataset",
+                                                                                 {"confirm_name": "alice"})):
+            for step in ({}, {"confirmed": "yes", "preview": "0" * 32}):      # the dry run and the erasure alike
+                r = member.post(url, data={"form_token": token, **fields, **step})
+                assert r.status_code == 403 and "may only read" in alert(r.text), (url, step)
+                assert "<html" in r.text and "berlin" not in r.text.lower()
+    assert {f.object for f in live.memory.list_facts("alice", project="acme").facts} == {"berlin"}
+    assert [e.kind for e in live.memory.erase.log("alice", project="acme").erasures] == ["content"]
+
+
+def test_the_log_names_who_erased_and_a_user_token_erases_only_its_own_dataset(two_users):
+    live = two_users
+    bob, alice_berlin = live.ids["bob"]["paris"], live.ids["alice"]["berlin"]
+    with live.client(live.token) as alice:
+        token = form_token(alice.get("/datasets/alice").text)
+        for url in (f"/datasets/bob/erase/facts/{bob}", "/datasets/bob/erase/content", "/datasets/bob/erase/dataset"):
+            r = alice.post(url, data={"form_token": token, "text": "Paris"})
+            assert r.status_code == 403 and "paris" not in r.text.lower(), url
+        assert erase_form(alice, f"/datasets/alice/erase/facts/{alice_berlin}", token).status_code == 303
+        assert alice.get("/datasets/bob/erase").status_code == 403          # nor read another user's log
+    with live.client(live.keys["service"]) as admin:
+        token = form_token(admin.get("/datasets/bob/erase").text)
+        assert erase_form(admin, "/datasets/bob/erase/content", token, text="Globex").status_code == 303
+        log = admin.get("/datasets/bob/erase").text
+    key_id = hash_key(live.keys["service"])[:KEY_ID_CHARS]          # the key's public id, never the key
+    [by_admin] = [e.by for e in live.memory.erase.log("bob", project="acme").erasures]
+    assert by_admin == f"key:{key_id}" and f">key:{key_id}<" in log and live.keys["service"] not in log
+    [by_alice] = [e.by for e in live.memory.erase.log("alice", project="acme").erasures]
+    assert by_alice == f"user:alice via key:{key_id}"               # her token was minted by the service key
+    assert {f.object for f in live.memory.list_facts("bob", project="acme").facts} == {"paris"}
+    assert {f.object for f in live.memory.list_facts("alice", project="acme").facts} == {"hiking"}
+
+
+def test_an_erase_form_without_the_form_token_or_from_another_site_erases_nothing(two_users):
+    live = two_users
+    berlin = live.ids["alice"]["berlin"]
+    with live.client(live.keys["service"]) as admin:
+        token = form_token(admin.get("/datasets/alice/erase").text)
+        asked = admin.post("/datasets/alice/erase/content", data={"form_token": token, "text": "Berlin"})
+        digest = re.search(r'name="preview" value="([^"]+)"', asked.text).group(1)
+        confirm = {"confirmed": "yes", "preview": digest, "text": "Berlin"}
+        for url, extra in (("/datasets/alice/erase/content", {}), (f"/datasets/alice/erase/facts/{berlin}", {}),
+                           ("/datasets/alice/erase/dataset", {"confirm_name": "alice"})):
+            for forged in ({}, {"form_token": "x" + token}):                                   # none, or a wrong one
+                r = admin.post(url, data={**confirm, **extra, **forged})
+                assert r.status_code == 403 and "stale or came from elsewhere" in alert(r.text), url
+            r = admin.post(url, data={**confirm, **extra, "form_token": token},
+                           headers={"Origin": "http://evil.example"})
+            assert r.status_code == 403 and "evil.example" in r.text, url                          # another site
+    with live.client(live.token) as alice:    # a token is bound to its credential: the admin's fails for alice
+        r = alice.post("/datasets/alice/erase/content", data={**confirm, "form_token": token})
+        assert r.status_code == 403 and "stale or came from elsewhere" in alert(r.text)
+    with httpx.Client(base_url=live.url, timeout=30) as anonymous:                               # not signed in
+        r = anonymous.post("/datasets/alice/erase/content", data={**confirm, "form_token": token})
+        assert r.status_code == 403 and "stale or came from elsewhere" in alert(r.text)
+    assert {f.object for f in live.memory.list_facts("alice", project="acme").facts} == {"berlin", "hiking"}
+    assert live.memory.erase.log("alice", project="acme").total == 0

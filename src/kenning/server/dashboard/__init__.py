@@ -7,7 +7,9 @@ the bundled htmx (no CDN, nothing fetched at run time) only makes the ``as of`` 
 the recall playground update in place. The browser authenticates like any client: an
 ``Authorization`` header, or a key pasted once on ``/login`` and kept in an HttpOnly,
 SameSite=Strict cookie; in local development mode no key is needed. Forms that change
-something carry a token bound to the caller's credential and must come from this origin.
+something carry a token bound to the caller's credential and must come from this origin. Erasing for
+good (a fact, a message, everything holding a text, a whole dataset) is apart from deleting: it shows
+the library's dry run first and goes only once confirmed on that page (``dashboard/erasure.py``).
 
 Every read asks the gate first (a fact read by id too: ``Dashboard.facts_by_id``), so a page refuses
 exactly what the API refuses and an id from elsewhere reads as one that exists nowhere. Every query
@@ -21,7 +23,7 @@ from fastapi.staticfiles import StaticFiles
 
 from ...memory import Memory
 from ..auth import Auth
-from . import conversations, entities, facts, jobs, memory, session
+from . import conversations, entities, erasure, facts, jobs, memory, session
 from .render import HERE, Dashboard, bounded_query, is_page, wants_html
 
 __all__ = ["create_dashboard", "is_page", "wants_html"]
@@ -32,6 +34,6 @@ def create_dashboard(memory_: Memory, auth: Auth) -> tuple[APIRouter, StaticFile
     and its renderer."""
     d = Dashboard(memory_, auth)
     router = APIRouter(include_in_schema=False, dependencies=[Depends(bounded_query)])   # every page's query capped
-    for pages in (facts, conversations, entities, memory, jobs, session):
+    for pages in (facts, conversations, entities, memory, erasure, jobs, session):
         pages.routes(d, router)
     return router, StaticFiles(directory=str(HERE / "static")), d
