@@ -527,6 +527,28 @@ ROUTES: dict[str, Route] = {
     "POST /v1/import": Route(True, "service", _import_bodies),
     "POST /v1/tokens": Route(True, "service", lambda ds, ids, who: [
         Req("POST", "/v1/tokens", json={"dataset": ds, "role": r}, ds=ds) for r in ("member", "owner")]),
+    # erasures last: what they are allowed to erase (the caller's own rows) the probes above still see
+    "GET /v1/datasets/{dataset}/erasures": Route(False, "any", lambda ds, ids, who: [
+        Req("GET", f"{_d(ds)}/erasures", params={"limit": 100}, ds=ds)]),
+    "GET /v1/erasures": Route(False, "service", lambda ds, ids, who: [
+        Req("GET", "/v1/erasures", params={"limit": 100}, site=True)]),
+    "POST /v1/datasets/{dataset}/erase/content": Route(True, "any", lambda ds, ids, who: [
+        Req("POST", f"{_d(ds)}/erase/content", json={"text": "lighthouse", "dry_run": True}, ds=ds),
+        Req("POST", f"{_d(ds)}/erase/content", json={"text": "lighthouse", "dry_run": True, "organization": True,
+                                                      "document_scopes": [k for k, _ in ids.docs][:2]}, ds=ds, write=False),
+        Req("POST", f"{_d(ds)}/erase/content", json={"text": "zq", "organization": True,
+                                                      "document_scopes": [k for k, _ in ids.docs][:2]}, ds=ds, wide=True),
+        Req("POST", f"{_d(ds)}/erase/content", json={"text": "lighthouse"}, ds=ds)]),
+    "POST /v1/datasets/{dataset}/erase/facts/{fact_id}": Route(True, "any", lambda ds, ids, who: [
+        Req("POST", f"{_d(ds)}/erase/facts/{f}", json={"dry_run": dry}, ds=ds)
+        for f in ids.fact_ids for dry in (True, False)]),
+    "POST /v1/datasets/{dataset}/erase/messages/{message_id}": Route(True, "any", lambda ds, ids, who: [
+        Req("POST", f"{_d(ds)}/erase/messages/{m}", json={"dry_run": dry}, ds=ds)
+        for m in ids.message_ids for dry in (True, False)]),
+    "POST /v1/datasets/{dataset}/erase": Route(True, "any", lambda ds, ids, who: [
+        Req("POST", f"{_d(ds)}/erase", json={"dry_run": dry}, ds=ds) for dry in (True, False)]),
+    "POST /v1/erasures/compact": Route(True, "service", lambda ds, ids, who: [
+        Req("POST", "/v1/erasures/compact", wide=True)]),
 }
 NOT_PROBED = {"GET /v1/health",    # answers the same to everyone: {"status": "ok", "version": …}
               # project-wide key management: probing it would revoke the sweep's own keys; another project's
@@ -1024,6 +1046,15 @@ LIBRARY: dict[str, Callable[[str, Ids], list[Call]]] = {
     "documents.purge": lambda ds, ids: [L("documents.purge", wide=True)],
     "documents.read": lambda ds, ids: [L("documents.read", k, p, docs=True) for k, p in ids.docs],
     "documents.write": lambda ds, ids: [L("documents.write", k, p, "overwritten", 1, docs=True) for k, p in ids.docs],
+    "erase.log": lambda ds, ids: [L("erase.log", ds, 100, ds=ds)],
+    "erase.content": lambda ds, ids: [
+        L("erase.content", ds, "lighthouse", dry_run=True, ds=ds),
+        L("erase.content", ds, "zq", organization=True, document_scopes=[k for k, _ in ids.docs][:2], ds=ds, wide=True),
+        L("erase.content", ds, "lighthouse", ds=ds)],
+    "erase.fact": lambda ds, ids: [L("erase.fact", ds, f, dry_run=dry, ds=ds) for f in ids.fact_ids for dry in (True, False)],
+    "erase.message": lambda ds, ids: [L("erase.message", ds, m, dry_run=dry, ds=ds)
+                                      for m in ids.message_ids for dry in (True, False)],
+    "erase.dataset": lambda ds, ids: [L("erase.dataset", ds, dry_run=dry, ds=ds) for dry in (True, False)],
 }
 
 
@@ -1036,7 +1067,7 @@ def library_methods(mem: Memory) -> set[str]:
     """Every public method of the library that addresses a tenant (takes ``project=``)."""
     out = set()
     for prefix, obj in (("", mem), ("notes.", mem.notes), ("core.", mem.core), ("messages.", mem.messages),
-                        ("documents.", mem.documents)):
+                        ("documents.", mem.documents), ("erase.", mem.erase)):
         for name in dir(obj):
             fn = getattr(obj, name, None)
             if not name.startswith("_") and callable(fn) and not inspect.isclass(fn) \
