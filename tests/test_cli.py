@@ -30,7 +30,7 @@ def test_every_command_has_help_text():
     assert not missing, f"commands without help: {missing}"
     names = {path[0] for path, _, _ in _commands(parser)}
     for required in ("serve", "worker", "add", "add-turn", "recall", "facts", "entities", "notes", "core", "export",
-                     "import", "keys", "bench", "mcp"):
+                     "import", "keys", "bench", "mcp", "erase", "erasures", "compact"):
         assert required in names
 
 
@@ -183,3 +183,47 @@ def test_a_message_from_standard_input_loses_only_its_final_newline(tmp_path):
     with Memory(db) as mem:
         stored = sorted(m.content for m in mem.messages.thread("sam", None).messages)
     assert stored == ["I live in Berlin.", "Line one.\nLine two."]
+
+
+def on_a_terminal(tmp_path, answer: str, *args) -> subprocess.CompletedProcess:
+    """The command with a real terminal (a pseudo-terminal) as its standard input, ``answer`` typed into it."""
+    import os
+    import pty
+
+    master, slave = pty.openpty()
+    try:
+        proc = subprocess.Popen([sys.executable, "-m", "kenning.cli", "--db", str(tmp_path / "k.db"), *args],
+                                stdin=slave, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                env={"KENNING_HOME": str(tmp_path), "PATH": "/usr/bin:/bin", "COLUMNS": "250"})
+        os.close(slave)
+        os.write(master, answer.encode())
+        out, err = proc.communicate(timeout=120)
+    finally:
+        os.close(master)
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+
+
+def test_erase_asks_on_a_terminal_and_erases_only_when_confirmed(tmp_path):
+    run(tmp_path, "add", "I play the cello.", "--dataset", "sam")
+    run(tmp_path, "add", "I live in Porto.", "--dataset", "kim")
+    (fact,) = [json.loads(line) for line in run(tmp_path, "--json", "facts", "--dataset", "sam").stdout.splitlines()]
+
+    declined = on_a_terminal(tmp_path, "n\n", "erase", "fact", "sam", fact["fact_id"])
+    assert declined.returncode == 1 and "nothing was erased" in declined.stderr
+    assert declined.stdout.startswith("Dry run") and fact["fact_id"] in declined.stdout   # what would go, first
+    assert "Erase this for good?" in declined.stderr
+    assert run(tmp_path, "--json", "facts", "--dataset", "sam").stdout.strip(), "still there"
+
+    confirmed = on_a_terminal(tmp_path, "y\n", "erase", "fact", "sam", fact["fact_id"])
+    assert confirmed.returncode == 0, confirmed.stderr
+    assert "Erased for good: fact" in confirmed.stdout and fact["fact_id"] in confirmed.stdout
+    assert run(tmp_path, "--json", "facts", "--dataset", "sam", "--history").stdout == ""
+
+    # A whole dataset takes its name typed out; a plain "y" is not enough.
+    assert on_a_terminal(tmp_path, "y\n", "erase", "dataset", "kim").returncode == 1
+    assert "kim" in run(tmp_path, "datasets").stdout
+    erased = on_a_terminal(tmp_path, "kim\n", "erase", "dataset", "kim")
+    assert erased.returncode == 0 and "Type the dataset's name (kim)" in erased.stderr
+    assert "kim" not in run(tmp_path, "datasets").stdout
+    assert [e["kind"] for e in map(json.loads, run(tmp_path, "--json", "erasures").stdout.splitlines())] == \
+        ["dataset", "fact"]

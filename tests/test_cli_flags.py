@@ -334,6 +334,111 @@ def test_serve_json_prints_its_banner_as_json_lines(db, tmp_path):
     assert events[-1]["url"] == f"http://127.0.0.1:{port}"
 
 
+def test_erase_flags(db, capsys):
+    """Each erase first shows its dry run; without a terminal it erases only with --yes (else exit 2)."""
+    used(("erase", "fact"), "dataset", "fact_id", "--yes", "--dry-run", "--json")
+    anna = next(f for f in facts(capsys, db) if f["object"] == "anna")
+    code, out, err = kenning(capsys, db, "erase", "fact", "sam", anna["fact_id"])   # no terminal, no --yes
+    assert code == 2 and "nothing was erased" in err and "--yes" in err
+    assert out.startswith("Dry run") and anna["fact_id"] in out and anna["episode_id"] in out
+    code, out, _ = kenning(capsys, db, "--json", "erase", "fact", "sam", anna["fact_id"], "--dry-run")
+    (preview,) = lines(out)
+    assert code == 0 and preview["dry_run"] and preview["erasure_id"] is None
+    assert preview["ids"]["facts"] == [anna["fact_id"]]
+    assert anna["fact_id"] in {f["fact_id"] for f in facts(capsys, db)}, "a dry run and a refusal erase nothing"
+    code, out, _ = kenning(capsys, db, "erase", "fact", "sam", anna["fact_id"], "--yes", "--json")
+    (receipt,) = lines(out)
+    assert code == 0 and not receipt["dry_run"] and receipt["erasure_id"].startswith("er_")
+    assert receipt["ids"]["facts"] == [anna["fact_id"]] and receipt["physical"] == "done"
+    assert anna["fact_id"] not in {f["fact_id"] for f in facts(capsys, db, "--history")}, "not even in the history"
+    code, out, err = kenning(capsys, db, "erase", "fact", "sam", anna["fact_id"], "--yes")
+    assert code == 1 and out == "" and err.startswith(f"kenning: no fact {anna['fact_id']!r} in dataset 'sam'")
+
+    used(("erase", "message"), "dataset", "message_id", "--yes", "--dry-run", "--json")
+    history = facts(capsys, db, "--history")
+    lisbon = next(f for f in history if f["object"] == "lisbon")
+    berlin = next(f for f in history if f["object"] == "berlin")
+    code, out, _ = kenning(capsys, db, "erase", "message", "sam", lisbon["episode_id"], "--dry-run")
+    assert code == 0 and "Dry run" in out and lisbon["fact_id"] in out and lisbon["episode_id"] in out
+    code, out, _ = kenning(capsys, db, "erase", "message", "sam", lisbon["episode_id"], "-y")
+    assert code == 0 and out.startswith("Erased for good: message") and "erasure er_" in out
+    assert f"restored      1  {berlin['fact_id']}" in out, "what the erased fact had superseded is live again"
+    assert [f["object"] for f in facts(capsys, db) if f["predicate"] == "lives in"] == ["berlin"]
+    code, _, err = kenning(capsys, db, "--json", "erase", "message", "sam", "ep_nothing", "--yes")
+    assert code == 1 and "no message 'ep_nothing'" in err
+    code, _, _ = kenning(capsys, db, "erase", "message", "sam", "ep_nothing", "--dry-run")
+    assert code == 1
+
+    used(("erase", "content"), "dataset", "text", "--document-scope", "--organization", "--yes", "--dry-run",
+         "--json")
+    mem = Memory(db)
+    mem.documents.write("sam-docs", "/brief.md", "Sam prefers short answers.")
+    note = next(n for n in mem.notes.list("sam") if n.text == "Prefers short answers")
+    mem.close()
+    code, out, _ = kenning(capsys, db, "--json", "erase", "content", "sam", "short answers", "--dry-run",
+                           "--document-scope", "sam-docs")
+    (preview,) = lines(out)
+    assert preview["ids"]["notes"] == [note.note_id] and preview["ids"]["documents"] == ["sam-docs:/brief.md"]
+    code, out, _ = kenning(capsys, db, "--json", "erase", "content", "sam", "short answers", "--yes")
+    (receipt,) = lines(out)
+    assert code == 0 and receipt["ids"] == {"notes": [note.note_id]}, "documents only under a named scope"
+    mem = Memory(db)
+    assert mem.documents.read("sam-docs", "/brief.md").text == "Sam prefers short answers."
+    assert "short answers" not in " ".join(n.text for n in mem.notes.list("sam", include_forgotten=True))
+    mem.close()
+    code, out, _ = kenning(capsys, db, "--json", "erase", "content", "sam", "team lead", "--yes")
+    assert lines(out)[0]["removed"] == {"redacted": 0}, "the organization memory only when asked"
+    code, out, _ = kenning(capsys, db, "erase", "content", "sam", "team lead", "--organization", "--dry-run")
+    assert code == 0 and "and in the organization memory" in out and "notes" in out and "organization/n_" in out
+    code, out, _ = kenning(capsys, db, "--json", "erase", "content", "sam", "team lead", "--organization", "--yes")
+    assert code == 0 and lines(out)[0]["removed"]["notes"] == 1
+    mem = Memory(db)
+    assert mem.notes.list("sam", "organization", include_forgotten=True) == []
+    mem.close()
+    code, out, err = kenning(capsys, db, "erase", "content", "sam", "x", "--yes")
+    assert code == 1 and "at least 2 characters" in err
+
+    used(("erase", "dataset"), "dataset", "--yes", "--dry-run", "--json")
+    code, out, err = kenning(capsys, db, "--json", "erase", "dataset", "alex")
+    (preview,) = lines(out)
+    assert code == 2 and preview["dry_run"] and preview["removed"]["facts"] >= 1
+    code, out, _ = kenning(capsys, db, "erase", "dataset", "alex", "--dry-run")
+    assert code == 0 and "the whole dataset 'alex'" in out and "facts" in out and "messages" in out
+    code, out, _ = kenning(capsys, db, "--json", "erase", "dataset", "alex", "--yes")
+    assert code == 0 and lines(out)[0]["removed"]["facts"] >= 1
+    _, out, _ = kenning(capsys, db, "--json", "datasets")
+    assert {d["dataset"] for d in lines(out)} == {"sam"}
+
+
+def test_erasures_and_compact_flags(db, capsys, monkeypatch):
+    monkeypatch.setenv("KENNING_ERASE_COMPACTION", "deferred")
+    cello = next(f for f in lines(kenning(capsys, db, "--json", "facts", "--dataset", "alex")[1]))
+    code, out, _ = kenning(capsys, db, "erase", "fact", "alex", cello["fact_id"], "--yes")
+    assert code == 0 and "at the next `kenning compact`" in out
+    anna = next(f for f in facts(capsys, db) if f["object"] == "anna")
+    assert kenning(capsys, db, "erase", "fact", "sam", anna["fact_id"], "--yes")[0] == 0
+    used(("erasures",), "dataset", "--limit", "--offset", "--json")
+    code, out, err = kenning(capsys, db, "--json", "erasures")
+    every = lines(out)
+    assert code == 0 and [(e["kind"], e["dataset"]) for e in every] == [("fact", "sam"), ("fact", "alex")]
+    assert every[0]["ids"]["facts"] == [anna["fact_id"]] and every[0]["by"].startswith("cli")
+    assert all(e["compacted_at"] is None for e in every) and "(2 of 2)" in err
+    assert "nurse" not in out.lower() and "cello" not in out.lower(), "the log keeps ids and hashes, never text"
+    _, out, _ = kenning(capsys, db, "--json", "erasures", "alex")
+    assert [e["erasure_id"] for e in lines(out)] == [every[1]["erasure_id"]]
+    _, out, _ = kenning(capsys, db, "--json", "erasures", "--limit", "1", "--offset", "1")
+    assert [e["erasure_id"] for e in lines(out)] == [every[1]["erasure_id"]]
+    code, out, _ = kenning(capsys, db, "erasures", "sam")   # the table
+    assert code == 0 and every[0]["erasure_id"] in out and "pending" in out and "facts 1" in out
+    used(("compact",), "--json")
+    code, out, _ = kenning(capsys, db, "--json", "compact")
+    assert code == 0 and lines(out) == [{"compacted": True}]
+    code, out, _ = kenning(capsys, db, "compact")
+    assert code == 0 and out.startswith("compaction complete")
+    _, out, _ = kenning(capsys, db, "--json", "erasures")
+    assert all(e["compacted_at"] is not None for e in lines(out))
+
+
 def test_every_flag_of_every_command_is_checked():
     """The cases above cover the whole parser: a new command or flag needs a check here."""
     missing, covered = [], checked()

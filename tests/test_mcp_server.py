@@ -24,7 +24,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from kenning import Memory, cli
 from kenning.core_files import TEXTS
 
-TOOLS = {"memory", "recall", "remember", "forget", "list_facts"}
+TOOLS = {"memory", "recall", "remember", "forget", "list_facts", "erase"}
 
 
 def _server_args(db, *more: str) -> list[str]:
@@ -179,6 +179,100 @@ def test_list_facts_over_stdio(db, tmp_path):
     kept = history.structured_content["facts"]
     assert [f["fact_id"] for f in kept] == [fact["fact_id"]] and kept[0]["invalid_at"] is not None
     assert bad_time.is_error and "as_of" in text(bad_time)
+
+
+def test_erase_shows_a_dry_run_then_erases_for_good_over_stdio(db, tmp_path):
+    with Memory(str(db)) as mem:
+        mem.add("I play the cello.", dataset="sam", at="2026-02-01T09:00:00Z")
+        mem.notes.save("sam", "Sings in the Lisbon choir.")
+        facts = {f.object: f for f in mem.list_facts("sam").facts}
+        (theirs,) = mem.list_facts("someone-else").facts
+    berlin, cello = facts["berlin"], facts["cello"]
+
+    async def session(client):
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+        calls = [("erase", {"id": berlin.fact_id}),                       # a dry run: nothing goes
+                 ("list_facts", {"include_invalidated": True}),
+                 ("erase", {"id": berlin.fact_id, "confirm": True}),
+                 ("list_facts", {"include_invalidated": True}),
+                 ("erase", {"id": cello.episode_id, "confirm": True}),    # a message, with its fact
+                 ("erase", {"text": "lisbon choir"}),
+                 ("erase", {"text": "lisbon choir", "confirm": True}),
+                 ("recall", {"query": "choir"}),
+                 ("erase", {"id": theirs.fact_id, "confirm": True}),      # another dataset's: not found here
+                 ("erase", {"id": theirs.episode_id, "confirm": True}),
+                 ("erase", {}), ("erase", {"id": berlin.fact_id, "text": "berlin"}),
+                 ("erase", {"text": "nothing like this", "confirm": False}),
+                 ("erase", {"id": berlin.fact_id, "confirm": True})]       # already gone
+        return tools, [await client.call_tool(name, args) for name, args in calls]
+
+    tools, (dry, before, erased, after, message, dry_text, by_text, recalled, theirs_fact, theirs_message, neither,
+            both, nothing, again) = over_stdio(db, tmp_path, session)
+
+    description = tools["erase"].description
+    assert "PERMANENTLY" in description and "forget" in description and "confirm=true" in description
+    assert set(tools["erase"].input_schema["properties"]) == {"id", "text", "confirm"}
+    assert tools["erase"].input_schema["properties"]["confirm"]["default"] is False
+    assert tools["erase"].annotations.destructive_hint is True
+
+    receipt = dry.structured_content
+    assert not dry.is_error and receipt["dry_run"] and receipt["erasure_id"] is None
+    assert receipt["ids"]["facts"] == [berlin.fact_id] and "confirm=true" in receipt["note"]
+    assert json.loads(text(dry)) == receipt                                  # the same data as text
+    assert berlin.fact_id in {f["fact_id"] for f in before.structured_content["facts"]}
+    receipt = erased.structured_content
+    assert not receipt["dry_run"] and receipt["erasure_id"].startswith("er_") and "permanently" in receipt["note"]
+    assert berlin.fact_id not in {f["fact_id"] for f in after.structured_content["facts"]}, "not even the history"
+    assert message.structured_content["ids"]["messages"] == [cello.episode_id]
+    assert message.structured_content["ids"]["facts"] == [cello.fact_id]
+    assert dry_text.structured_content["dry_run"] and dry_text.structured_content["removed"]["notes"] == 1
+    assert by_text.structured_content["removed"]["notes"] == 1
+    assert "choir" not in json.dumps(recalled.structured_content).lower()
+    for refused in (theirs_fact, theirs_message):
+        assert refused.is_error and "no fact or message" in text(refused) and "nothing was erased" in text(refused)
+    assert neither.is_error and "not neither" in text(neither)
+    assert both.is_error and "not both" in text(both)
+    assert not nothing.is_error and nothing.structured_content["note"].startswith("Nothing to erase")
+    assert again.is_error and "no fact or message" in text(again)
+
+    with Memory(str(db)) as mem:
+        assert [f.fact_id for f in mem.list_facts("someone-else").facts] == [theirs.fact_id]   # untouched
+        log = mem.erase.log("sam").erasures
+        assert [(e.kind, e.by) for e in log] == [("content", "mcp"), ("message", "mcp"), ("fact", "mcp")]
+        assert mem.erase.log("someone-else").total == 0
+
+
+def test_erase_over_http_goes_through_the_callers_permissions(db, tmp_path):
+    """A user token erases through ``as_user`` (the log names the user); a service key as the service. Either
+    reaches only the dataset the server serves."""
+    from kenning.server.auth import Tokens, hash_key
+
+    secret = "test-secret-0123456789abcdef"
+    with Memory(str(db)) as mem:
+        mem.store.put_api_key(hash_key("kn_default_svc"), "default", "service")
+        mem.add("I play the cello.", dataset="sam", at="2026-02-01T09:00:00Z")
+        facts = {f.object: f.fact_id for f in mem.list_facts("sam").facts}
+        (theirs,) = mem.list_facts("someone-else").facts
+    key_id = hash_key("kn_default_svc")[:16]
+    member = Tokens(secret).mint("default", "default", "sam", "member", 600, key_id)[0]
+
+    with HttpServer(db, tmp_path, env={"KENNING_SECRET": secret}) as server:
+        async def run(credential, calls):
+            async with _client(server.url, credential) as client:
+                return [await client.call_tool("erase", args) for args in calls]
+
+        as_user = asyncio.run(run(member, [{"id": facts["berlin"], "confirm": True},
+                                           {"id": theirs.fact_id, "confirm": True}]))
+        as_service = asyncio.run(run("kn_default_svc", [{"id": facts["cello"], "confirm": True}]))
+
+    assert not as_user[0].is_error and as_user[0].structured_content["ids"]["facts"] == [facts["berlin"]]
+    assert as_user[1].is_error and "no fact or message" in text(as_user[1])
+    assert not as_service[0].is_error
+    with Memory(str(db)) as mem:
+        log = mem.erase.log("sam").erasures
+        assert [e.by for e in log] == [f"mcp key:{key_id}", f"user:sam via mcp key:{key_id}"]
+        assert mem.list_facts("sam", include_invalidated=True).total == 0
+        assert [f.fact_id for f in mem.list_facts("someone-else").facts] == [theirs.fact_id]
 
 
 def _free_port() -> int:

@@ -12,7 +12,7 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-from .errors import InputError, KenningError
+from .errors import InputError, KenningError, NotFound
 from .model import UNKNOWN_START
 
 DEMO = [
@@ -567,6 +567,172 @@ def _import(args, mem) -> int:
     return 0
 
 
+# -- erasure ---------------------------------------------------------------------------------------
+ERASE_NOTES = {"redacted": "the quoted words cut out of these messages; the rest of each stays",
+               "restored": "live again: what had superseded them was erased"}
+SHOWN_IDS = 10   # ids per kind in the readable summary (--json names them all)
+
+
+def _who() -> str:
+    """Who asked, as the erasure log names a local command-line erasure (a server names its caller itself)."""
+    import getpass
+
+    try:
+        return f"cli:{getpass.getuser()}"
+    except Exception:   # noqa: BLE001 - no user name in this environment
+        return "cli"
+
+
+def _erase_target(args) -> str:
+    if args.erase_command == "fact":
+        return f"fact {args.fact_id} of dataset {args.dataset!r}"
+    if args.erase_command == "message":
+        return f"message {args.message_id} of dataset {args.dataset!r}"
+    if args.erase_command == "content":
+        also = ([f"documents under {', '.join(args.document_scopes)}"] if args.document_scopes else []) \
+            + (["the organization memory"] if args.organization else [])
+        return f"everything in dataset {args.dataset!r} holding {args.text!r}" + \
+            (f" (and in {' and '.join(also)})" if also else "")
+    return f"the whole dataset {args.dataset!r} (every fact, message, note, core file and queued turn)"
+
+
+def _erase_once(mem, args, dry_run: bool):
+    kw = {"dry_run": dry_run, "by": _who()}
+    try:
+        if args.erase_command == "fact":
+            return mem.erase.fact(args.dataset, args.fact_id, **kw)
+        if args.erase_command == "message":
+            return mem.erase.message(args.dataset, args.message_id, **kw)
+        if args.erase_command == "content":
+            return mem.erase.content(args.dataset, args.text, document_scopes=args.document_scopes or (),
+                                     organization=args.organization, **kw)
+        return mem.erase.dataset(args.dataset, **kw)
+    except NotFound as exc:
+        hint = ("`kenning facts --dataset D --history` lists fact ids" if args.erase_command == "fact" else
+                "a fact's episode_id in `kenning --json facts --dataset D --history` is its message's id")
+        raise NotFound(f"{exc}; nothing was erased ({hint})") from None
+
+
+def _erase_rows(receipt) -> list[tuple[str, int, list[str]]]:
+    """(kind, count, ids) for each kind of row the receipt removed (or would), then the restored facts."""
+    rows = []
+    for kind, count in receipt.removed.items():
+        if count:
+            ids = receipt.redacted if kind == "redacted" else receipt.ids.get(kind, [])
+            rows.append(("messages" if kind == "episodes" else kind, count, ids))   # a dataset's counts
+    if receipt.restored:
+        rows.append(("restored", len(receipt.restored), receipt.restored))
+    return rows
+
+
+def _say_receipt(args, receipt) -> None:
+    """The receipt: as one JSON line with --json, else a summary for people."""
+    if args.json:
+        print(receipt.model_dump_json())
+        return
+    target = _erase_target(args)
+    if receipt.dry_run:
+        print(f"Dry run, nothing erased yet. Erasing {target} would remove for good:")
+    else:
+        print(f"Erased for good: {target} (erasure {receipt.erasure_id}):")
+    rows = _erase_rows(receipt)
+    if not rows:
+        print("  nothing")
+    width = max((len(kind) for kind, _, _ in rows), default=0)
+    for kind, count, ids in rows:
+        line = f"  {kind:<{width}}  {count:>5}"
+        if ids:
+            line += "  " + ", ".join(ids[:SHOWN_IDS])
+            if len(ids) > SHOWN_IDS:
+                line += f", … and {len(ids) - SHOWN_IDS} more (--json names them all)"
+        if kind in ERASE_NOTES:
+            line += f"  ({ERASE_NOTES[kind]})"
+        print(line)
+    if not receipt.dry_run:
+        print("The erased bytes have left the store's files." if receipt.physical == "done" else
+              "The erased bytes leave the store's files at the next `kenning compact` (compaction pending)."
+              if receipt.physical == "pending" else "")
+
+
+def _confirmed(args) -> bool:
+    """Ask on the terminal: y/yes, or for a whole dataset its name typed out."""
+    if args.erase_command == "dataset":
+        question = f"Type the dataset's name ({args.dataset}) to erase all of it for good: "
+    else:
+        question = "Erase this for good? It cannot be undone [y/N]: "
+    print(question, end="", file=sys.stderr, flush=True)
+    answer = sys.stdin.readline().strip()
+    if args.erase_command == "dataset":
+        return answer == args.dataset
+    return answer.lower() in ("y", "yes")
+
+
+def cmd_erase(args) -> int:
+    """Permanent erasure: show the dry run, ask on a terminal (--yes: don't ask), then erase."""
+    mem = _memory(args)
+    try:
+        if args.dry_run:
+            _say_receipt(args, _erase_once(mem, args, dry_run=True))
+            return 0
+        if not args.yes:
+            preview = _erase_once(mem, args, dry_run=True)
+            _say_receipt(args, preview)
+            if not sys.stdin.isatty():
+                print("kenning: erasing is permanent and asks for confirmation on a terminal, and there is none; "
+                      "nothing was erased. Pass --yes to erase without asking (--dry-run only shows what would go)",
+                      file=sys.stderr)
+                return 2
+            if not _erase_rows(preview):
+                print("nothing to erase", file=sys.stderr)
+                return 0
+            if not _confirmed(args):
+                print("not confirmed: nothing was erased", file=sys.stderr)
+                return 1
+        _say_receipt(args, _erase_once(mem, args, dry_run=False))
+        return 0
+    finally:
+        mem.close()
+
+
+def _removed_text(removed: dict[str, int]) -> str:
+    return ", ".join(f"{kind} {count}" for kind, count in removed.items() if count) or "nothing"
+
+
+def cmd_erasures(args) -> int:
+    """The erasure log, newest first: ids, counts and hashes, never the erased text."""
+    mem = _memory(args)
+    try:
+        page = mem.erase.log(args.dataset, args.limit, args.offset)
+    finally:
+        mem.close()
+    rows = [r.model_dump(mode="json") for r in page.erasures]
+    if not args.json:
+        for row, record in zip(rows, page.erasures):
+            row["at"] = f"{record.at:%Y-%m-%d %H:%M:%S}"
+            row["removed"] = _removed_text(record.removed)
+            row["compacted_at"] = f"{record.compacted_at:%Y-%m-%d %H:%M:%S}" if record.compacted_at else "pending"
+    _show(args, rows, ["at", "erasure_id", "kind", "dataset", "by", "removed", "compacted_at"],
+          "erasures" + (f" of {args.dataset}" if args.dataset else ""))
+    print(f"({len(page.erasures)} of {page.total})", file=sys.stderr)
+    return 0
+
+
+def cmd_compact(args) -> int:
+    """Make the bytes of every erasure still pending leave the store's files; exit 1 if some must wait."""
+    mem = _memory(args)
+    try:
+        done = mem.erase.compact()
+    finally:
+        mem.close()
+    if args.json:
+        print(json.dumps({"compacted": done}))
+    else:
+        print("compaction complete: no erased bytes are left in the store's files" if done else
+              "compaction did not complete: a table was busy (its lock was not granted in time); run "
+              "`kenning compact` again")
+    return 0 if done else 1
+
+
 def _memory_commands(sub) -> None:
     """demo, add, facts: the first things a user runs."""
     p = sub.add_parser("demo", help="ingest a short conversation and print the facts, history and recall")
@@ -765,6 +931,56 @@ def _data_commands(sub) -> None:
     p.set_defaults(func=cmd_import)
 
 
+def _erasure_commands(sub) -> None:
+    """erase, erasures, compact: removing what is kept about a person for good."""
+    p = sub.add_parser("erase", help="erase for good (unlike delete-fact and notes forget, nothing stays in the "
+                                     "history): a fact, a message, everything holding a text, or a dataset",
+                       description="Erase for good: the rows go, with their words, from every table, index and "
+                                   "(after compaction) the store's files; the erasure log keeps ids, counts and "
+                                   "hashes, never the text. Each command first shows the dry run (what would go) "
+                                   "and asks on a terminal; --yes erases without asking (scripts), --dry-run "
+                                   "only shows. Without a terminal and without --yes nothing is erased (exit 2).")
+    erase = p.add_subparsers(dest="erase_command", required=True)
+    verbs = {"fact": "a fact, every version of its value in the history, and its quoted words in the message it "
+                     "came from",
+             "message": "a message, every fact learned from it, and the queued turns that carried it",
+             "content": "everything in the dataset holding a text (case-insensitively): facts, messages, notes, "
+                        "entities, core-file lines, turns",
+             "dataset": "everything kept about one end user (the confirmation asks for the dataset's name)"}
+    for name, what in verbs.items():
+        e = erase.add_parser(name, help=what, description=f"Erase for good {what}. First shows the dry run (what "
+                             "would go: counts and ids per kind) and asks on a terminal; --yes erases without "
+                             "asking; with neither a terminal nor --yes, nothing is erased (exit 2).")
+        e.add_argument("dataset", help="the dataset to erase" if name == "dataset" else "the dataset (end user)")
+        if name == "fact":
+            e.add_argument("fact_id", help="the fact's id (kenning facts --dataset D --history)")
+        if name == "message":
+            e.add_argument("message_id", help="the message's id (a fact's episode_id)")
+        if name == "content":
+            e.add_argument("text", help="the text to erase wherever it occurs (at least 2 characters)")
+            e.add_argument("--document-scope", action="append", default=None, dest="document_scopes", metavar="KEY",
+                           help="also documents under this scope key that hold the text (repeatable; documents "
+                                "belong to no dataset)")
+            e.add_argument("--organization", action="store_true", help="also the project's organization memory "
+                           "(its notes and core files, shared by every user) holding the text")
+        e.add_argument("--yes", "-y", action="store_true", help="erase without showing the dry run or asking")
+        e.add_argument("--dry-run", action="store_true", help="only show what would be erased")
+        e.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
+                       help="the receipt as one JSON line (the dry run's too, before the question)")
+        e.set_defaults(func=cmd_erase)
+
+    p = sub.add_parser("erasures", help="the erasure log, newest first: ids, counts and hashes, who asked, "
+                                        "never the erased text")
+    p.add_argument("dataset", nargs="?", default=None, help="one dataset's (default: every dataset's)")
+    p.add_argument("--limit", type=int, default=50)
+    p.add_argument("--offset", type=int, default=0)
+    p.set_defaults(func=cmd_erasures)
+
+    p = sub.add_parser("compact", help="make the bytes of erasures still pending leave the store's files "
+                                       "(after KENNING_ERASE_COMPACTION=deferred); exit 1 if it must be run again")
+    p.set_defaults(func=cmd_compact)
+
+
 NO_JSON = ("bench", "mcp")   # their output is the benchmark script's, or the MCP protocol on stdout
 
 
@@ -775,7 +991,7 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--api-key", default=None, help="API key for a server URL (default: $KENNING_API_KEY)")
     ap.add_argument("--json", action="store_true", help="JSON lines instead of tables, for scripts")
     sub = ap.add_subparsers(dest="command", required=True)
-    for add in (_memory_commands, _running_commands, _resource_commands, _data_commands):
+    for add in (_memory_commands, _running_commands, _resource_commands, _data_commands, _erasure_commands):
         add(sub)
 
     for name, command in sub.choices.items():  # --json after the command too (SUPPRESS: never undo one before it)

@@ -9,7 +9,8 @@ gets a random bearer token for the life of the process (printed at start, or ``K
 so no other local process can use the endpoint; a non-loopback address is refused without keys.
 
 Tools: ``memory`` (Anthropic's memory tool on the dataset's core files),
-``recall``, ``remember``, ``forget`` and ``list_facts``.
+``recall``, ``remember``, ``forget``, ``list_facts`` and ``erase`` (permanent: a dry run unless
+``confirm`` is true).
 
 A thin front end, like the CLI and the HTTP API: each tool is one call of a
 :class:`kenning.Memory` method on the dataset the server was started for (the
@@ -39,7 +40,7 @@ from starlette.responses import JSONResponse
 from . import __version__
 from .errors import KenningError, MemoryToolError, NotFound
 from .memory import Memory
-from .model import FactPage, Note
+from .model import ErasureReceipt, FactPage, Note
 from .notes import check_namespace
 from .server.errors import Unauthorized
 
@@ -51,6 +52,9 @@ Long-term memory about the user you are talking with.
 - remember: save something worth keeping, in a sentence that stands on its own.
 - forget: drop a note or a fact by the id that recall, remember or list_facts gave you.
 - list_facts: what is known about the user now, or as of a past time.
+- erase: remove a fact, a message or every memory holding a text PERMANENTLY (forget keeps a history; erase
+  keeps nothing). Only when the user asks for it: call it first without confirm to see what would go, then
+  with confirm=true.
 - memory: your own memory directory /memories (view, create, str_replace, insert, delete, rename);
   view /memories at the start of a task."""
 
@@ -73,6 +77,24 @@ class Forgotten(BaseModel):
     kind: Literal["note", "fact"]
 
 
+class Erased(ErasureReceipt):
+    note: str = Field(description="what happened: a dry run (nothing erased yet; call again with confirm=true) "
+                                  "or the erasure done")
+
+
+def _erased(receipt: ErasureReceipt) -> CallToolResult:
+    if receipt.dry_run and not any(receipt.removed.values()):
+        note = "Nothing to erase: nothing in this memory matches. Nothing was erased."
+    elif receipt.dry_run:
+        note = ("Dry run: nothing has been erased yet. This is what erase would remove permanently (unlike forget, "
+                "nothing of it would stay in the history, and it cannot be undone). If the user wants it gone, call "
+                "erase again with the same arguments and confirm=true.")
+    else:
+        note = (f"Erased permanently (erasure {receipt.erasure_id}): nothing of it is kept, not even in the history; "
+                "the erasure log keeps only ids, counts and hashes.")
+    return _ok(Erased(**receipt.model_dump(), note=note))
+
+
 def _ok(value: BaseModel) -> CallToolResult:
     data = value.model_dump(mode="json")
     return CallToolResult(content=[TextContent(type="text", text=json.dumps(data, ensure_ascii=False))],
@@ -90,14 +112,18 @@ def build_server(memory: Memory, dataset: str, namespace: str = "user", *, proje
     check_namespace(namespace)
     where = {"project": project, "environment": environment}
 
-    def caller(ctx: Context):
-        """The memory as this request's caller may use it: a user token's principal (BearerGate puts it on the
-        HTTP request) gets the API's as_user checks; anything else is the service."""
+    def principal_of(ctx: Context):
+        """The caller BearerGate put on the HTTP request (None over stdio or with the printed token)."""
         try:
             request = ctx.request_context.request
         except ValueError:
             request = None
-        principal = (getattr(request, "scope", None) or {}).get("state", {}).get(PRINCIPAL)
+        return (getattr(request, "scope", None) or {}).get("state", {}).get(PRINCIPAL)
+
+    def caller(ctx: Context):
+        """The memory as this request's caller may use it: a user token's principal (BearerGate puts it on the
+        HTTP request) gets the API's as_user checks; anything else is the service."""
+        principal = principal_of(ctx)
         if principal is not None and principal.kind == "user":
             return memory.as_user(principal.dataset, principal.role or "member", project=principal.project,
                                   environment=principal.environment)
@@ -167,7 +193,8 @@ def build_server(memory: Memory, dataset: str, namespace: str = "user", *, proje
     def forget(id: Annotated[str, Field(description="a note_id or a fact_id")],
                ctx: Context = None,  # type: ignore[assignment]
                ) -> Annotated[CallToolResult, Forgotten]:
-        """Forget a note, or delete a fact, by its id. Both leave every search but stay in the history."""
+        """Forget a note, or delete a fact, by its id. Both leave every search but stay in the history (erase
+        removes a fact or a message for good)."""
         acting = caller(ctx)
         try:
             try:
@@ -178,6 +205,40 @@ def build_server(memory: Memory, dataset: str, namespace: str = "user", *, proje
                 return _ok(Forgotten(id=id, kind="fact"))
         except NotFound:
             return _error(f"no note or fact {id!r} in this memory; take the id from recall, remember or list_facts")
+        except KenningError as exc:
+            return _error(str(exc))
+
+    @server.tool(annotations=ToolAnnotations(destructive_hint=True, idempotent_hint=False, open_world_hint=False))
+    def erase(id: Annotated[str | None, Field(description="a fact_id, or a message_id (a fact's episode_id): "
+                                                          "erase that fact or that message")] = None,
+              text: Annotated[str | None, Field(description="instead of id: erase everything in this memory that "
+                                                            "holds this text (case-insensitively)")] = None,
+              confirm: Annotated[bool, Field(description="false (the default): a dry run that only says what would "
+                                                         "be erased; true: erase it")] = False,
+              ctx: Context = None,  # type: ignore[assignment]
+              ) -> Annotated[CallToolResult, Erased]:
+        """PERMANENTLY erase from the user's memory, when the user asks for something to be gone for good. Unlike
+        forget (which hides a note or a fact but keeps it in the history), erase keeps nothing and cannot be undone.
+        By id: a fact with every version of its value and its quoted words cut out of the message it came from, or
+        a message with every fact learned from it. By text: every fact, message, note, entity and memory-file line
+        holding the text. Without confirm=true nothing is erased: the answer says what would go; call again with
+        confirm=true to erase it."""
+        if (id is None) == (text is None):
+            return _error("pass either id (a fact_id or a message_id) or text (erase everything holding it), not "
+                          + ("both" if id is not None else "neither"))
+        acting, principal = caller(ctx), principal_of(ctx)
+        who = f"mcp key:{principal.key_id}" if principal is not None and principal.key_id else "mcp"
+        kw = {"dry_run": not confirm, "by": who, **where}
+        try:
+            if text is not None:
+                return _erased(acting.erase.content(dataset, text, **kw))
+            try:
+                return _erased(acting.erase.fact(dataset, id, **kw))
+            except NotFound:
+                return _erased(acting.erase.message(dataset, id, **kw))
+        except NotFound:
+            return _error(f"no fact or message {id!r} in this memory: nothing was erased; take the id from recall or "
+                          "list_facts (to erase a note, pass its text)")
         except KenningError as exc:
             return _error(str(exc))
 
