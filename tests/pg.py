@@ -67,9 +67,10 @@ class PgServer:
             conn.execute("SELECT pg_reload_conf()")
         return cls(url, server, folder)
 
-    def new_database(self) -> str:
-        """A migrated, empty database of its own until :meth:`release` (or :meth:`drop`)."""
-        if self._free:
+    def new_database(self, fresh: bool = False) -> str:
+        """A migrated, empty database of its own until :meth:`release` (or :meth:`drop`); ``fresh``: never one
+        an earlier test emptied (whose files still hold its deleted rows' bytes: byte scans want none)."""
+        if self._free and not fresh:
             return self._free.pop()
         name = f"{self.prefix}_{uuid.uuid4().hex[:12]}"
         self._admin.execute(f'CREATE DATABASE "{name}" TEMPLATE "{self.template}" STRATEGY file_copy')

@@ -27,8 +27,8 @@ class Erasable:
             self.server = request.getfixturevalue("pg_server")
             if self.server._embedded is None:
                 pytest.skip("the byte scan reads the embedded PostgreSQL's files; this server is elsewhere")
-            self.url = self.server.new_database()
-            request.addfinalizer(lambda: self.server.release(self.url))
+            self.url = self.server.new_database(fresh=True)   # no earlier test's deleted bytes in its files
+            request.addfinalizer(lambda: self.server.drop(self.url))
         self.mem = Memory(self.url, embedder=embedder, extractor="parse")
         request.addfinalizer(self.mem.close)
 
@@ -338,3 +338,23 @@ def test_a_finished_turn_keeps_its_receipt_not_its_words(new_memory):
     assert "quillbank" not in "".join(j.model_dump_json() for j in mem.jobs("sam")).lower()
     receipt = mem.erase.message("sam", mem.messages.thread("sam", "t1").messages[0].episode_id)
     assert receipt.ids["jobs"] == [kept.request_id]
+
+
+def test_a_dry_run_says_exactly_what_the_erasure_does(new_memory):
+    """Entities left unnamed and values made live again included: the dry run is the erasure, rolled back."""
+    mem = new_memory(embedder=None, extractor="parse")
+    mem.add("I live in Berlin.", "sam", message_id="m1")
+    mem.add("I moved to Lisbon last month.", "sam", message_id="m2")
+    mem.add("I play the cello.", "sam", message_id="m3")
+    cello = next(f for f in mem.list_facts("sam").facts if "cello" in f.object)
+    for erase, args in ((mem.erase.fact, ("sam", cello.fact_id)), (mem.erase.message, ("sam", "m2")),
+                        (mem.erase.content, ("sam", "lisbon"))):
+        before = list(mem.export("sam"))[1:]
+        preview = erase(*args, dry_run=True)
+        assert list(mem.export("sam"))[1:] == before and mem.erase.log("sam").total == 0   # nothing happened
+        assert preview.removed.get("entities") == 1 and preview.erasure_id is None
+        if args[1] != cello.fact_id:
+            assert preview.restored and preview.restored == [f.fact_id for f in mem.list_facts(
+                "sam", include_invalidated=True).facts if f.object == "berlin"]
+    real = mem.erase.message("sam", "m2")
+    assert (real.removed, real.ids, real.restored) == (preview.removed, preview.ids, preview.restored)

@@ -104,13 +104,17 @@ class Erasure:
         scope = self._s.scope(dataset, project, environment)
         check_id(fact_id, "fact_id")
         store = self._s.store
-        with store.transaction(scope):
-            if not store.get_facts(scope, [fact_id]):
-                raise NotFound(f"no fact {fact_id!r} in dataset {dataset!r}")
-            versions = store.slot_versions(scope, [fact_id])
-            plan, texts = ErasurePlan(facts=[f.fact_id for f in versions]), {f"fact:{f.fact_id}": f.text for f in versions}
-            self._redact_sources(scope, versions, plan, texts)
-            receipt, tables = self._finish(scope, "fact", plan, texts, dry_run, by)
+        exact = dry_run and not store.in_transaction()
+        try:
+            with store.transaction(scope):
+                if not store.get_facts(scope, [fact_id]):
+                    raise NotFound(f"no fact {fact_id!r} in dataset {dataset!r}")
+                versions = store.slot_versions(scope, [fact_id])
+                plan, texts = ErasurePlan(facts=[f.fact_id for f in versions]), {f"fact:{f.fact_id}": f.text for f in versions}
+                self._redact_sources(scope, versions, plan, texts)
+                receipt, tables = self._finish(scope, "fact", plan, texts, dry_run, by, exact=exact)
+        except _DryRun as dry:   # rolled back: nothing was erased or logged
+            return dry.receipt
         return self._compacted(receipt, tables)
 
     def message(self, dataset: str, message_id: str, *, dry_run: bool = False, by: str | None = None,
@@ -120,14 +124,18 @@ class Erasure:
         scope = self._s.scope(dataset, project, environment)
         check_id(message_id, "message_id")
         store = self._s.store
-        with store.transaction(scope):
-            said = store.get_episode(scope, message_id)
-            if said is None:
-                raise NotFound(f"no message {message_id!r} in dataset {dataset!r}")
-            cited = self._citing(scope, [message_id])
-            plan = ErasurePlan(facts=[f.fact_id for f in cited], messages=[message_id], job_messages=[message_id])
-            texts = {f"message:{message_id}": said.content, **{f"fact:{f.fact_id}": f.text for f in cited}}
-            receipt, tables = self._finish(scope, "message", plan, texts, dry_run, by)
+        exact = dry_run and not store.in_transaction()
+        try:
+            with store.transaction(scope):
+                said = store.get_episode(scope, message_id)
+                if said is None:
+                    raise NotFound(f"no message {message_id!r} in dataset {dataset!r}")
+                cited = self._citing(scope, [message_id])
+                plan = ErasurePlan(facts=[f.fact_id for f in cited], messages=[message_id], job_messages=[message_id])
+                texts = {f"message:{message_id}": said.content, **{f"fact:{f.fact_id}": f.text for f in cited}}
+                receipt, tables = self._finish(scope, "message", plan, texts, dry_run, by, exact=exact)
+        except _DryRun as dry:   # rolled back: nothing was erased or logged
+            return dry.receipt
         return self._compacted(receipt, tables)
 
     def content(self, dataset: str, text: str, *, dry_run: bool = False, document_scopes: Sequence[str] = (),
@@ -151,18 +159,22 @@ class Erasure:
         from .documents import check_name
         scopes = [check_name("scope_key", key) for key in document_scopes]
         store = self._s.store
-        with store.transaction(scope):
-            plan, texts = self._content_plan(scope, text, scopes)
-            extra: dict[str, list[str]] = {}
-            if organization:   # the project's shared notes and core files, named with their place
-                home = scope._replace(dataset=ORG_DATASET)
-                with store.transaction(home):
-                    shared, shared_texts = self._content_plan(home, text, ())
-                    done = describe(shared) if dry_run else store.erase(home, shared)
-                    done.pop("restored", None)
-                    extra = {kind: [f"{ORGANIZATION}/{i}" for i in ids] for kind, ids in done.items()}
-                    texts.update({f"{ORGANIZATION}/{k}": v for k, v in shared_texts.items() if k != "query"})
-            receipt, tables = self._finish(scope, "content", plan, texts, dry_run, by, extra)
+        exact = dry_run and not store.in_transaction()
+        try:
+            with store.transaction(scope):
+                plan, texts = self._content_plan(scope, text, scopes)
+                extra: dict[str, list[str]] = {}
+                if organization:   # the project's shared notes and core files, named with their place
+                    home = scope._replace(dataset=ORG_DATASET)
+                    with store.transaction(home):
+                        shared, shared_texts = self._content_plan(home, text, ())
+                        done = describe(shared) if dry_run and not exact else store.erase(home, shared)
+                        done.pop("restored", None)
+                        extra = {kind: [f"{ORGANIZATION}/{i}" for i in ids] for kind, ids in done.items()}
+                        texts.update({f"{ORGANIZATION}/{k}": v for k, v in shared_texts.items() if k != "query"})
+                receipt, tables = self._finish(scope, "content", plan, texts, dry_run, by, extra, exact=exact)
+        except _DryRun as dry:   # rolled back: nothing was erased or logged
+            return dry.receipt
         return self._compacted(receipt, tables)
 
     def dataset(self, dataset: str, *, dry_run: bool = False, by: str | None = None, project: str | None = None,
@@ -278,13 +290,16 @@ class Erasure:
                     plan.quotes[other.fact_id] = quote
 
     def _finish(self, scope: Scope, kind: str, plan: ErasurePlan, texts: dict[str, str], dry_run: bool,
-                by: str | None, extra: dict[str, list[str]] | None = None) -> tuple[ErasureReceipt, list[str]]:
-        """Inside the erasure's transaction: carry the plan out (or, for a dry run, only describe it), keep
-        the neighbours' keyword context true, log it; compact once committed."""
+                by: str | None, extra: dict[str, list[str]] | None = None, *,
+                exact: bool = False) -> tuple[ErasureReceipt, list[str]]:
+        """Inside the erasure's transaction: carry the plan out, keep the neighbours' keyword context true,
+        log it; compact once committed. A dry run carries it out too and is rolled back (:class:`_DryRun`),
+        so its receipt is what the erasure would do, entities and restored facts included; inside a
+        caller's own transaction, which must not be rolled back, it can only describe the plan."""
         at = timeutil.now()
         store = self._s.store
         extra = extra or {}
-        if dry_run:
+        if dry_run and not exact:
             ids = describe(plan)
             for k, v in extra.items():
                 ids[k] = ids.get(k, []) + v
@@ -308,9 +323,13 @@ class Erasure:
             done[k] = done.get(k, []) + v
         if plan.quotes:
             done["quotes"] = list(plan.quotes)
-        erasure_id = f"er_{uuid.uuid4().hex}"
         removed = {k: len(v) for k, v in done.items() if k != "quotes"}
         removed["redacted"] = len(redacted)
+        if dry_run:
+            raise _DryRun(ErasureReceipt(erasure_id=None, kind=kind, dataset=scope.dataset, dry_run=True,
+                                         removed=removed, ids={k: v for k, v in done.items() if k != "quotes"},
+                                         redacted=redacted, restored=restored, at=at))
+        erasure_id = f"er_{uuid.uuid4().hex}"
         hashes = {key: sha256(value) for key, value in texts.items()}
         self._log(scope, erasure_id, kind, removed, {**done, "redacted": redacted, "restored": restored}, hashes,
                   by, at)
@@ -336,6 +355,14 @@ class Erasure:
         record = ErasureRecord(erasure_id=erasure_id, kind=kind, dataset=scope.dataset, by=by, at=at,
                                removed=removed, ids={k: v for k, v in ids.items() if v}, hashes=hashes)
         self._s.store.log_erasure(scope.project, scope.environment, record.model_dump(mode="json"))
+
+
+class _DryRun(Exception):
+    """Raised inside a dry run's transaction once its receipt is known, so everything it did is rolled back."""
+
+    def __init__(self, receipt: ErasureReceipt):
+        super().__init__("dry run")
+        self.receipt = receipt
 
 
 def describe(plan: ErasurePlan) -> dict[str, list[str]]:

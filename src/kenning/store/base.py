@@ -460,6 +460,11 @@ class ErasureStore(ABC):
         namespace, path[, version]), jobs (their message), and documents under ``document_scopes``."""
 
     @abstractmethod
+    def in_transaction(self) -> bool:
+        """Whether the calling thread is inside a transaction of this store (a dry run rolls back only a
+        transaction of its own)."""
+
+    @abstractmethod
     def count_rows(self, scope: Scope) -> dict[str, int]:
         """The dataset's rows per table (what erasing it would remove)."""
 

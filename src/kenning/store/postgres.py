@@ -852,13 +852,16 @@ class PostgresStore(MatrixSearch, SQLStore):
             return
         self._x("VACUUM (ANALYZE) " + ", ".join(SEARCHED_TABLES))
 
+    def in_transaction(self) -> bool:
+        return getattr(self._local, "conn", None) is not None
+
     def compact(self, tables=None) -> bool:
         """``VACUUM (FULL)`` each table an erasure touched: a plain VACUUM frees a deleted row's space for
         reuse but leaves its bytes in the page, and a GIN or B-tree index keeps erased words as keys; the
         rewrite writes new files without them (the old ones are truncated). Each table is locked for every
         tenant while it is rewritten; a lock not granted within ERASE_LOCK_TIMEOUT leaves the erasure pending
         (the log says so) rather than queue every reader behind it. Outside a transaction only."""
-        if getattr(self._local, "conn", None) is not None:
+        if self.in_transaction():
             return False
         done = True
         with self._conn() as conn:

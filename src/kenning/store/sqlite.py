@@ -441,6 +441,7 @@ class SQLiteStore(MatrixSearch, SQLStore):
         self._lock = threading.RLock()
         self._depth = 0
         self._scrub_pending = False
+        self._tx_thread: int | None = None
         self._writes: dict[Scope, int] = {}
         self._matrix_cache_init()
         with self._lock:
@@ -489,6 +490,9 @@ class SQLiteStore(MatrixSearch, SQLStore):
                 self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         return True
 
+    def in_transaction(self) -> bool:
+        return self._depth > 0 and self._tx_thread == threading.get_ident()
+
     def _message_rewritten(self, scope: Scope, episode_id: str) -> None:
         self._reindex_episode(scope, episode_id)
 
@@ -527,6 +531,7 @@ class SQLiteStore(MatrixSearch, SQLStore):
             outer = self._depth == 0
             if outer:
                 self._db.execute("BEGIN IMMEDIATE")
+                self._tx_thread = threading.get_ident()
             self._depth += 1
             try:
                 yield
