@@ -393,7 +393,7 @@ def test_erasing_a_fact_or_a_message_is_its_own_confirmed_action_beside_delete(d
     assert "data-confirm" not in erase_form                 # no one-click dialog: the dry run is the confirmation
     assert f'action="/datasets/sam/erase/facts/{hiking}"' in c.get(f"/datasets/sam/facts/{hiking}").text
     asked = c.post(f"/datasets/sam/erase/facts/{hiking}", data={"form_token": token, "back": "/datasets/sam"})
-    assert asked.status_code == 200 and counts(asked.text) == {"facts": 1, "messages": 1}
+    assert asked.status_code == 200 and counts(asked.text) == {"facts": 1, "messages": 1, "entities": 1}
     assert "I love hiking." in asked.text and "hiking" in {f.object for f in mem.list_facts("sam").facts}
     done = c.post(f"/datasets/sam/erase/facts/{hiking}", data={"form_token": token, "back": "/datasets/sam",
                                                                 "confirmed": "yes", "preview": preview_digest(asked.text)})
@@ -406,7 +406,7 @@ def test_erasing_a_fact_or_a_message_is_its_own_confirmed_action_beside_delete(d
     assert 'action="/datasets/sam/erase/messages/m2"' in transcript
     assert 'action="/datasets/sam/erase/messages/m2"' in c.get("/datasets/sam/messages/m2").text
     asked = c.post("/datasets/sam/erase/messages/m2", data={"form_token": token})
-    assert asked.status_code == 200 and counts(asked.text) == {"facts": 1, "messages": 1}
+    assert asked.status_code == 200 and counts(asked.text) == {"facts": 1, "messages": 1, "entities": 1}
     assert "I moved to Lisbon last month." in asked.text and mem.messages.get("sam", "m2")
     done = c.post("/datasets/sam/erase/messages/m2", data={"form_token": token, "confirmed": "yes",
                                                            "preview": preview_digest(asked.text)})
