@@ -180,22 +180,29 @@ class Erasure:
     def dataset(self, dataset: str, *, dry_run: bool = False, by: str | None = None, project: str | None = None,
                 environment: str | None = None) -> ErasureReceipt:
         """Erase one end user: every row of the dataset (facts and their history, entities, messages, notes,
-        core files and their versions, turns, idempotency receipts), then compact. The log keeps the entry."""
+        core files and their versions, turns, idempotency receipts), then compact. The receipt counts the
+        rows per kind (it names the dataset, not each row); the log keeps the entry. The organization
+        memory, shared by the project's users, is not the dataset's (``content(..., organization=True)``)."""
+        return self._whole(dataset, dry_run, by, project, environment)[0]
+
+    def _whole(self, dataset: str, dry_run: bool, by: str | None, project: str | None,
+               environment: str | None) -> tuple[ErasureReceipt, dict[str, int]]:
+        """``dataset``'s receipt, and the rows removed per table (what ``delete_dataset`` answers)."""
         scope = self._s.scope(dataset, project, environment)
         store = self._s.store
         at = timeutil.now()
         if dry_run:
             with store.reading(scope):
                 rows = store.count_rows(scope)
-            return ErasureReceipt(erasure_id=None, kind="dataset", dataset=dataset, dry_run=True, removed=rows,
-                                  ids={}, at=at)
+            return ErasureReceipt(erasure_id=None, kind="dataset", dataset=dataset, dry_run=True,
+                                  removed=by_kind(rows), ids={}, at=at), rows
         with store.transaction(scope):
-            removed = store.delete_dataset(scope)
+            rows = store.delete_dataset(scope)
             erasure_id = f"er_{uuid.uuid4().hex}"
-            self._log(scope, erasure_id, "dataset", removed, {}, {}, by, at)
-        physical = self._compact([t for t in removed if t in ERASABLE_TABLES])
-        return ErasureReceipt(erasure_id=erasure_id, kind="dataset", dataset=dataset, dry_run=False, removed=removed,
-                              ids={}, physical=physical, at=at)
+            self._log(scope, erasure_id, "dataset", by_kind(rows), {}, {}, by, at)
+        physical = self._compact([t for t in rows if t in ERASABLE_TABLES])
+        return ErasureReceipt(erasure_id=erasure_id, kind="dataset", dataset=dataset, dry_run=False,
+                              removed=by_kind(rows), ids={}, physical=physical, at=at), rows
 
     # -- the log and compaction ------------------------------------------------------------------
     def log(self, dataset: str | None = None, limit: int = 50, offset: int = 0, *, project: str | None = None,
@@ -363,6 +370,11 @@ class _DryRun(Exception):
     def __init__(self, receipt: ErasureReceipt):
         super().__init__("dry run")
         self.receipt = receipt
+
+
+def by_kind(rows: dict[str, int]) -> dict[str, int]:
+    """Rows per table as the receipts count them (a message is an ``episodes`` row)."""
+    return {"messages" if table == "episodes" else table: n for table, n in rows.items()}
 
 
 def describe(plan: ErasurePlan) -> dict[str, list[str]]:

@@ -329,7 +329,7 @@ class Memory:
         core files and their versions, queued turns), in one transaction; no other dataset is touched.
         Returns the rows removed per kind. Unlike ``delete_fact`` this keeps no history. It is
         ``erase.dataset`` (logged and compacted like every erasure), answering with the counts alone."""
-        return self.erase.dataset(dataset, project=project, environment=environment).removed
+        return self.erase._whole(dataset, False, None, project, environment)[1]
 
     def datasets(self, q: str | None = None, limit: int = 50, offset: int = 0, *, project: str | None = None,
                  environment: str | None = None) -> DatasetPage:

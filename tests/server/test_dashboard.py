@@ -424,7 +424,7 @@ def test_erasing_the_whole_dataset_shows_its_counts_and_asks_for_its_name(dev):
     token = form_token(c.get("/datasets/sam/erase").text)
     asked = c.post("/datasets/sam/erase/dataset", data={"form_token": token})
     assert asked.status_code == 200
-    assert counts(asked.text) == {"facts": 3, "entities": 3, "episodes": 3, "notes": 1, "core_files": 1,
+    assert counts(asked.text) == {"facts": 3, "entities": 3, "messages": 3, "notes": 1, "core_files": 1,
                                   "core_file_versions": 2}
     assert '<label for="confirm-name">' in asked.text and mem.list_facts("sam").total == 2
     form = {"form_token": token, "confirmed": "yes", "preview": preview_digest(asked.text)}

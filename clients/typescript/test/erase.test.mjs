@@ -51,7 +51,7 @@ describe("erase", () => {
     const content = await service.erase.content("dry", "porto", { dryRun: true });
     assert.deepEqual(content.ids.messages, ["m1"]);
     const whole = await service.erase.dataset("dry", { dryRun: true });
-    assert.equal(whole.removed.episodes, 1);
+    assert.equal(whole.removed.messages, 1);
     assert.equal((await service.messages.get("dry", "m1")).content, "I live in Porto.");
     assert.deepEqual((await service.listFacts("dry")).facts, facts);
     assert.match(await everything(service, "dry", ["Where do I live?"]), /porto/);
@@ -187,7 +187,7 @@ describe("erase", () => {
     const preview = await service.erase.dataset("gone", { dryRun: true });
     const receipt = await service.erase.dataset("gone");
     assert.deepEqual(receipt.removed, preview.removed);
-    assert.equal(receipt.removed.episodes, 1);
+    assert.equal(receipt.removed.messages, 1);
     assert.equal((await service.listFacts("gone")).total, 0);
     assert.deepEqual(await service.notes.list("gone"), []);
     const [entry] = (await service.erase.log("gone")).erasures;

@@ -468,10 +468,31 @@ def m015_erasures(conn) -> None:
     """)
 
 
+# Columns holding what people said: the planner keeps no statistics of them, since ANALYZE copies sampled
+# values (most common values, histogram bounds, most common lexemes) into pg_statistic, where an erasure
+# cannot reach them. The queries find these rows through the tenant columns' indexes and need no such estimate.
+TEXT_COLUMNS = {"episodes": ("content", "context", "embed_text", "tsv"),
+                "facts": ("predicate", "object", "text", "source_quote", "embed_text", "tsv"),
+                "entities": ("name", "aliases"), "notes": ("text", "tsv"), "core_files": ("content",),
+                "core_file_versions": ("content",), "jobs": ("payload", "result", "error"), "documents": ("text",)}
+
+
+def m016_no_text_statistics(conn) -> None:
+    """No planner statistics of what people said (TEXT_COLUMNS), and those already gathered cleared
+    (PostgreSQL 18's pg_clear_attribute_stats; on an older server they stay until a superuser removes them:
+    docs/erasure.md)."""
+    clear = conn.execute("SELECT 1 FROM pg_proc WHERE proname = 'pg_clear_attribute_stats'").fetchone()
+    for table, columns in TEXT_COLUMNS.items():
+        for column in columns:
+            conn.execute(f"ALTER TABLE {table} ALTER COLUMN {column} SET STATISTICS 0")
+            if clear:
+                conn.execute("SELECT pg_clear_attribute_stats(current_schema(), %s, %s, false)", (table, column))
+
+
 MIGRATIONS = [m001_initial, m002_notes, m003_jobs, m004_core_files_and_documents, m005_api_keys, m006_sessions,
               m007_fair_turns, m008_usage, m009_dated_messages, m010_fact_episodes,
               m011_change_versions, m012_scoped_words, m013_distributable_keys,
-              m014_usage_counts_names, m015_erasures]
+              m014_usage_counts_names, m015_erasures, m016_no_text_statistics]
 
 
 def redact(url: str) -> str:
