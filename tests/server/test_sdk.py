@@ -269,3 +269,12 @@ def test_the_server_refuses_dot_segments_sent_as_they_are(keyed_server):
         conn.close()
     assert [f.object for f in svc.list_facts("victim").facts] == ["berlin"], "nothing was erased"
     svc.close()
+
+
+def test_note_search_over_http_takes_a_list_of_namespaces_as_the_library_does(dev_server):
+    with Memory(dev_server.url) as mem:
+        mem.notes.save("sam", "likes green tea", namespace="agent:x")
+        mem.notes.save("sam", "likes black tea")
+        both = mem.notes.search("sam", "tea", namespace=["user", "agent:x"])
+        assert sorted(h.note.text for h in both) == ["likes black tea", "likes green tea"]
+        assert [h.note.text for h in mem.notes.search("sam", "tea", namespace="agent:x")] == ["likes green tea"]

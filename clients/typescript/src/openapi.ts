@@ -3617,7 +3617,7 @@ export interface operations {
             query: {
                 /** @description at most 100 a page */
                 limit?: number;
-                /** @description user, organization, project, agent:<id>, chat:<id> or project:<id> */
+                /** @description only these namespaces, comma-separated (default: every one the caller may read) */
                 namespace?: string | null;
                 /** @description what to look for */
                 q: string;

@@ -153,6 +153,15 @@ def namespace_query(default: str | None = "user") -> object:
     return Query(default, pattern=NAMESPACE, max_length=150, description=Namespace.__metadata__[0].description)
 
 
+_ONE_NAMESPACE = NAMESPACE[1:-1]
+NAMESPACES = rf"^{_ONE_NAMESPACE}(?:,{_ONE_NAMESPACE}){{0,19}}$"   # a comma-separated list of up to 20
+
+
+def namespaces_query() -> object:
+    return Query(None, pattern=NAMESPACES, max_length=3020,
+                 description="only these namespaces, comma-separated (default: every one the caller may read)")
+
+
 def core_path_query(default=..., root: bool = False) -> object:
     return Query(default, pattern=CORE_PATH if root else CORE_ENTRY, max_length=MAX_PATH_CHARS,
                  description="a path under /memories")

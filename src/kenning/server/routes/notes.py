@@ -7,7 +7,7 @@ from ...model import Note, NoteHit
 from ..access import Api
 from ..auth import Principal
 from ..bodies import ForgetBody, NoteBody, NotesBody
-from ..schema import dataset_path, id_path, limit_query, namespace_query, offset_query, words_query
+from ..schema import dataset_path, id_path, limit_query, namespace_query, namespaces_query, offset_query, words_query
 
 
 def routes(api: Api) -> APIRouter:
@@ -40,11 +40,12 @@ def routes(api: Api) -> APIRouter:
     @router.get("/v1/datasets/{dataset}/notes/search", response_model=list[NoteHit],
                 operation_id="notes_search", summary="Search notes")
     def search_notes(dataset: str = dataset_path(), q: str = words_query("what to look for"),
-                     limit: int = limit_query(10), namespace: str | None = namespace_query(None),
+                     limit: int = limit_query(10), namespace: str | None = namespaces_query(),
                      p: Principal = Depends(api.principal)):
         """Hybrid search (vectors and keywords) over the dataset's notes."""
         m, kw = api.memory_for(p)
-        return m.notes.search(dataset, q, limit, namespace, **kw)
+        spaces = namespace.split(",") if namespace and "," in namespace else namespace
+        return m.notes.search(dataset, q, limit, spaces, **kw)
 
     @router.post("/v1/datasets/{dataset}/notes/{note_id}/forget", status_code=204, operation_id="notes_forget",
                  summary="Forget a note")
