@@ -654,6 +654,35 @@ def _say_receipt(args, receipt) -> None:
               if receipt.physical == "pending" else "")
 
 
+def _preview_texts(mem, args, receipt) -> None:
+    """Under a dry run's counts, what the ids are: each fact's sentence and the opening of each message
+    (what a person confirms is the words, not the ids)."""
+    dataset, shown = receipt.dataset, []
+    wanted = set(receipt.ids.get("facts", [])[:SHOWN_IDS])
+    offset = 0
+    while wanted and offset < 100 * 20:   # a dataset's history, a page at a time, until they are all named
+        page = mem.list_facts(dataset, include_invalidated=True, limit=100, offset=offset)
+        for fact in page.facts:
+            if fact.fact_id in wanted:
+                wanted.discard(fact.fact_id)
+                shown.append(f"fact     {fact.text} ({fact.state})")
+        offset += 100
+        if offset >= page.total:
+            break
+    for kind, ids in (("message", receipt.ids.get("messages", [])), ("redacted", receipt.redacted)):
+        for message_id in ids[:SHOWN_IDS]:
+            try:
+                said = mem.messages.get(dataset, message_id).content
+            except NotFound:
+                continue
+            words = said if len(said) <= 100 else said[:97] + "..."
+            shown.append(f"{'message ' if kind == 'message' else 'cut from'} {words!r}")
+    if shown:
+        print("What that is:")
+        for line in shown:
+            print(f"  {line}")
+
+
 def _confirmed(args) -> bool:
     """Ask on the terminal: y/yes, or for a whole dataset its name typed out."""
     if args.erase_command == "dataset":
@@ -672,11 +701,16 @@ def cmd_erase(args) -> int:
     mem = _memory(args)
     try:
         if args.dry_run:
-            _say_receipt(args, _erase_once(mem, args, dry_run=True))
+            preview = _erase_once(mem, args, dry_run=True)
+            _say_receipt(args, preview)
+            if not args.json:
+                _preview_texts(mem, args, preview)
             return 0
         if not args.yes:
             preview = _erase_once(mem, args, dry_run=True)
             _say_receipt(args, preview)
+            if not args.json:
+                _preview_texts(mem, args, preview)
             if not sys.stdin.isatty():
                 print("kenning: erasing is permanent and asks for confirmation on a terminal, and there is none; "
                       "nothing was erased. Pass --yes to erase without asking (--dry-run only shows what would go)",
@@ -688,7 +722,11 @@ def cmd_erase(args) -> int:
             if not _confirmed(args):
                 print("not confirmed: nothing was erased", file=sys.stderr)
                 return 1
-        _say_receipt(args, _erase_once(mem, args, dry_run=False))
+        receipt = _erase_once(mem, args, dry_run=False)
+        _say_receipt(args, receipt)
+        if not _erase_rows(receipt) and not any(d.dataset == args.dataset for d in mem.datasets(args.dataset).datasets):
+            print(f"kenning: dataset {args.dataset!r} holds nothing at all (names are case-sensitive; "
+                  "`kenning datasets` lists them)", file=sys.stderr)
         return 0
     finally:
         mem.close()

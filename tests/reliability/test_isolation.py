@@ -536,9 +536,9 @@ ROUTES: dict[str, Route] = {
         Req("POST", f"{_d(ds)}/erase/content", json={"text": "lighthouse", "dry_run": True}, ds=ds),
         Req("POST", f"{_d(ds)}/erase/content", json={"text": "lighthouse", "dry_run": True, "organization": True,
                                                       "document_scopes": [k for k, _ in ids.docs][:2]}, ds=ds, write=False),
-        Req("POST", f"{_d(ds)}/erase/content", json={"text": "zq", "organization": True,
+        Req("POST", f"{_d(ds)}/erase/content", json={"text": "zq", "organization": True, "dry_run": False,
                                                       "document_scopes": [k for k, _ in ids.docs][:2]}, ds=ds, wide=True),
-        Req("POST", f"{_d(ds)}/erase/content", json={"text": "lighthouse"}, ds=ds)]),
+        Req("POST", f"{_d(ds)}/erase/content", json={"text": "lighthouse", "dry_run": False}, ds=ds)]),
     "POST /v1/datasets/{dataset}/erase/facts/{fact_id}": Route(True, "any", lambda ds, ids, who: [
         Req("POST", f"{_d(ds)}/erase/facts/{f}", json={"dry_run": dry}, ds=ds)
         for f in ids.fact_ids for dry in (True, False)]),

@@ -1495,10 +1495,9 @@ export interface components {
         EraseBody: {
             /**
              * Dry Run
-             * @description only say what would be erased: nothing is removed or logged
-             * @default false
+             * @description true: only say what would be erased (nothing is removed or logged); false: erase for good. Required: a body without it (or with it misspelt, `dryRun`) erases nothing
              */
-            dry_run?: boolean;
+            dry_run: boolean;
         };
         /**
          * EraseContentBody
@@ -1515,10 +1514,9 @@ export interface components {
             document_scopes?: string[];
             /**
              * Dry Run
-             * @description only say what would be erased: nothing is removed or logged
-             * @default false
+             * @description true: only say what would be erased (nothing is removed or logged); false: erase for good. Required: a body without it (or with it misspelt, `dryRun`) erases nothing
              */
-            dry_run?: boolean;
+            dry_run: boolean;
             /**
              * Organization
              * @description the organization memory's notes and core files too (a user token needs the manage permission)

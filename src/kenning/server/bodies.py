@@ -221,14 +221,16 @@ class ErrorBody(BaseModel):
 
 class EraseBody(BaseModel):
     model_config = example(dry_run=True)
-    dry_run: bool = Field(False, description="only say what would be erased: nothing is removed or logged")
+    dry_run: bool = Field(..., description="true: only say what would be erased (nothing is removed or logged); "
+                          "false: erase for good. Required: a body without it (or with it misspelt, `dryRun`) erases nothing")
 
 
 class EraseContentBody(BaseModel):
     model_config = example(text="Lisbon", dry_run=True)
     text: Annotated[str, Field(min_length=2, max_length=1_000, pattern=r"\S[\s\S]*\S",
                                description="erase everything that holds this text, case-insensitively")]
-    dry_run: bool = Field(False, description="only say what would be erased: nothing is removed or logged")
+    dry_run: bool = Field(..., description="true: only say what would be erased (nothing is removed or logged); "
+                          "false: erase for good. Required: a body without it (or with it misspelt, `dryRun`) erases nothing")
     document_scopes: list[Annotated[str, Field(pattern=SCOPE_KEY, min_length=1, max_length=256)]] = Field(default_factory=list, max_length=100, description="document scope keys "
                                          "whose documents holding the text go too (documents belong to no dataset)")
     organization: bool = Field(False, description="the organization memory's notes and core files too (a user "
