@@ -26,6 +26,7 @@ data as JSON text, for clients that read only text.
 Built on the official ``mcp`` SDK, 2.x (``MCPServer``, which 1.x called ``FastMCP``).
 """
 import hmac
+import inspect
 import json
 import os
 import sys
@@ -132,7 +133,14 @@ def build_server(memory: Memory, dataset: str, namespace: str = "user", *, proje
     server = MCPServer("kenning", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING")
     readonly = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
 
-    @server.tool(name="memory", annotations=ToolAnnotations(destructive_hint=True, open_world_hint=False))
+    def tool(**kwargs):
+        """``server.tool`` with the docstring as the description, its source indentation removed (the SDK
+        sends the docstring as written, indentation and all)."""
+        def register(fn):
+            return server.tool(description=inspect.cleandoc(fn.__doc__ or ""), **kwargs)(fn)
+        return register
+
+    @tool(name="memory", annotations=ToolAnnotations(destructive_hint=True, open_world_hint=False))
     def memory_tool(
         command: Annotated[str, Field(description="the memory command",
                                       json_schema_extra={"enum": list(COMMANDS)})],
@@ -163,7 +171,7 @@ def build_server(memory: Memory, dataset: str, namespace: str = "user", *, proje
             return _error(f"Error: {exc}")
         return CallToolResult(content=[TextContent(type="text", text=text)])
 
-    @server.tool(annotations=readonly)
+    @tool(annotations=readonly)
     def recall(query: Annotated[str, Field(description="the question or the user's message")],
                limit: Annotated[int, Field(ge=1, le=100, description="at most this many items")] = 10,
                as_of: Annotated[str | None, Field(description="ISO 8601 time: recall as of then")] = None,
@@ -179,7 +187,7 @@ def build_server(memory: Memory, dataset: str, namespace: str = "user", *, proje
                               episode_id=i.episode_id if i.kind == "fact" else None) for i in res.items]
         return _ok(Recalled(context=res.context, items=items))
 
-    @server.tool(annotations=ToolAnnotations(destructive_hint=False, idempotent_hint=True, open_world_hint=False))
+    @tool(annotations=ToolAnnotations(destructive_hint=False, idempotent_hint=True, open_world_hint=False))
     def remember(text: Annotated[str, Field(description="what to keep, as a sentence that stands on its own")],
                  ctx: Context = None,  # type: ignore[assignment]
                  ) -> Annotated[CallToolResult, Note]:
@@ -189,7 +197,7 @@ def build_server(memory: Memory, dataset: str, namespace: str = "user", *, proje
         except KenningError as exc:
             return _error(str(exc))
 
-    @server.tool(annotations=ToolAnnotations(destructive_hint=True, idempotent_hint=True, open_world_hint=False))
+    @tool(annotations=ToolAnnotations(destructive_hint=True, idempotent_hint=True, open_world_hint=False))
     def forget(id: Annotated[str, Field(description="a note_id or a fact_id")],
                ctx: Context = None,  # type: ignore[assignment]
                ) -> Annotated[CallToolResult, Forgotten]:
@@ -208,7 +216,7 @@ def build_server(memory: Memory, dataset: str, namespace: str = "user", *, proje
         except KenningError as exc:
             return _error(str(exc))
 
-    @server.tool(annotations=ToolAnnotations(destructive_hint=True, idempotent_hint=False, open_world_hint=False))
+    @tool(annotations=ToolAnnotations(destructive_hint=True, idempotent_hint=False, open_world_hint=False))
     def erase(id: Annotated[str | None, Field(description="a fact_id, or a message_id (a fact's episode_id): "
                                                           "erase that fact or that message")] = None,
               text: Annotated[str | None, Field(description="instead of id: erase everything in this memory that "
@@ -242,7 +250,7 @@ def build_server(memory: Memory, dataset: str, namespace: str = "user", *, proje
         except KenningError as exc:
             return _error(str(exc))
 
-    @server.tool(annotations=readonly)
+    @tool(annotations=readonly)
     def list_facts(as_of: Annotated[str | None, Field(description="ISO 8601 time: the facts live then")] = None,
                    include_invalidated: Annotated[bool, Field(description="also superseded, ended and deleted "
                                                                          "facts: the whole history")] = False,
