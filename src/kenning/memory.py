@@ -329,7 +329,8 @@ class Memory:
         core files and their versions, queued turns), in one transaction; no other dataset is touched.
         Returns the rows removed per kind. Unlike ``delete_fact`` this keeps no history. It is
         ``erase.dataset`` (logged and compacted like every erasure), answering with the counts alone."""
-        return self.erase._whole(dataset, False, None, project, environment)[1]
+        removed = self.erase.dataset(dataset, project=project, environment=environment).removed
+        return {"episodes" if kind == "messages" else kind: n for kind, n in removed.items()}   # per table
 
     def datasets(self, q: str | None = None, limit: int = 50, offset: int = 0, *, project: str | None = None,
                  environment: str | None = None) -> DatasetPage:
