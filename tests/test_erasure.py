@@ -390,3 +390,11 @@ def psycopg_connect(url: str):
     import psycopg
 
     return psycopg.connect(url, autocommit=True)
+
+
+def test_delete_over_http_is_logged_with_who_asked(keyed_server):
+    with Memory(keyed_server.url, api_key=keyed_server.keys["service"]) as service:
+        service.add("I keep bees.", "ana", message_id="m1")
+        assert service.delete_dataset("ana")["episodes"] == 1
+        record = service.erase.log("ana").erasures[0]
+        assert record.kind == "dataset" and record.by.startswith("key:")

@@ -372,6 +372,11 @@ class _DryRun(Exception):
         self.receipt = receipt
 
 
+def by_table(removed: dict[str, int]) -> dict[str, int]:
+    """A dataset erasure's counts per table, as ``delete_dataset`` answers (the inverse of :func:`by_kind`)."""
+    return {"episodes" if kind == "messages" else kind: n for kind, n in removed.items()}
+
+
 def by_kind(rows: dict[str, int]) -> dict[str, int]:
     """Rows per table as the receipts count them (a message is an ``episodes`` row)."""
     return {"messages" if table == "episodes" else table: n for table, n in rows.items()}

@@ -23,7 +23,7 @@ from .messages import Messages
 from .notes import ORGANIZATION, Notes, home_scope
 from .core_files import Core
 from .documents import Documents
-from .erasure import Erasure
+from .erasure import Erasure, by_table
 from .services import Services, check_page, check_query, fact_filters
 from .write import EMBED_PREFIX_CHARS, WritePipeline, check_id, check_role, check_room, check_text
 from . import transfer
@@ -329,8 +329,7 @@ class Memory:
         core files and their versions, queued turns), in one transaction; no other dataset is touched.
         Returns the rows removed per kind. Unlike ``delete_fact`` this keeps no history. It is
         ``erase.dataset`` (logged and compacted like every erasure), answering with the counts alone."""
-        removed = self.erase.dataset(dataset, project=project, environment=environment).removed
-        return {"episodes" if kind == "messages" else kind: n for kind, n in removed.items()}   # per table
+        return by_table(self.erase.dataset(dataset, project=project, environment=environment).removed)
 
     def datasets(self, q: str | None = None, limit: int = 50, offset: int = 0, *, project: str | None = None,
                  environment: str | None = None) -> DatasetPage:

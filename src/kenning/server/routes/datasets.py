@@ -3,11 +3,13 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Depends, Query
 
+from ...erasure import by_table
 from ...model import AddResult, DatasetPage
 from ..access import Api
 from ..auth import Principal
 from ..bodies import RemineBody
 from ..schema import dataset_path, limit_query, offset_query
+from .erasure import by
 
 
 def routes(api: Api) -> APIRouter:
@@ -19,7 +21,9 @@ def routes(api: Api) -> APIRouter:
         """Erase everything kept for one end user (facts, history, entities, messages, notes, core files,
         jobs) for good; the answer counts the rows removed per kind."""
         m, kw = api.memory_for(p, write=True)
-        return m.delete_dataset(dataset, **kw)
+        if p.kind == "user":   # refused there: erasing a whole dataset this way is the service's call
+            return m.delete_dataset(dataset, **kw)
+        return by_table(m.erase.dataset(dataset, by=by(p), **kw).removed)   # logged with who asked
 
     @router.post("/v1/datasets/{dataset}/remine", response_model=list[AddResult], operation_id="datasets_remine",
                  summary="Mine kept messages again")
