@@ -597,3 +597,26 @@ def test_message_vectors_come_back_for_the_messages_that_have_one(store):
     assert sorted(got) == ["v0", "v1"]
     assert np.allclose(got["v1"], unit(1), atol=1e-6)
     assert store.message_vectors(ALEX, ["v0"]) == {} and store.message_vectors(SAM, []) == {}
+
+
+def test_usage_follows_rows_rewritten_in_place(store):
+    """A finished turn drops its words and an erasure redacts a message in place: the count moves by the
+    difference, and is back to zero once everything is gone (it drifted up by what each rewrite removed)."""
+    from kenning.store.base import ErasurePlan
+
+    words = "I live in Berlin and work at the harbour."
+    store.enqueue(job(content=words))
+    queued = store.usage(SAM)
+    claimed = store.claim("w1", 30.0, NOW)
+    with store.transaction(SAM):
+        store.finish(claimed.request_id, "w1", {"status": "stored"})
+    assert queued - store.usage(SAM) >= len(words)   # the finished turn keeps its receipt, not its words (SQLite
+    #                                                  also writes its JSON again without spaces)
+    said, redacted = "I keep bees at Vexmoor.", "I keep bees at [erased]."
+    store.insert_episode(SAM, Episode(episode_id="m1", role="user", content=said, at=NOW, created_at=NOW))
+    before = store.usage(SAM)
+    with store.transaction(SAM):
+        store.erase(SAM, ErasurePlan(redactions={"m1": (redacted, redacted, None)}))
+    assert store.usage(SAM) == before - len(said) + len(redacted)
+    store.delete_dataset(SAM)
+    assert store.usage(SAM) == 0

@@ -489,10 +489,47 @@ def m016_no_text_statistics(conn) -> None:
                 conn.execute("SELECT pg_clear_attribute_stats(current_schema(), %s, %s, false)", (table, column))
 
 
+def m017_usage_on_update(conn) -> None:
+    """A row rewritten in place (a finished turn's words dropped, a message redacted by an erasure) moves
+    its dataset's count by the difference: one statement-level trigger per table over the statement's old
+    and new rows (it also moves the change version of the searched tables, as m011's did). Before, only
+    inserts and deletes counted, so the count drifted up by what each rewrite removed. Every dataset's
+    count is taken again from its rows."""
+    for table, size in USAGE_COLUMNS.items():
+        bump = "1" if table in SEARCHED_TABLES else "0"   # a changed searched row moves the change version
+        plain = size.replace("#.", "")
+        conn.execute(f"""
+        DROP TRIGGER IF EXISTS usage_{table}_changed ON {table}; DROP FUNCTION IF EXISTS usage_{table}_changed();
+        CREATE FUNCTION usage_{table}_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            UPDATE usage u SET chars = u.chars + d.chars, changes = u.changes + d.n
+            FROM (SELECT project, environment, dataset, sum(chars) AS chars, sum(n) AS n FROM (
+                      SELECT project, environment, dataset, {plain} AS chars, {bump} AS n FROM changed
+                      UNION ALL
+                      SELECT project, environment, dataset, -({plain}), 0 FROM previous) x
+                  GROUP BY 1, 2, 3 ORDER BY 1, 2, 3) d
+            WHERE u.project = d.project AND u.environment = d.environment AND u.dataset = d.dataset
+                AND (d.chars <> 0 OR d.n <> 0);   -- a job's lease moving changes neither: no write
+            RETURN NULL;
+        END $$;
+        CREATE TRIGGER usage_{table}_changed AFTER UPDATE ON {table}
+            REFERENCING OLD TABLE AS previous NEW TABLE AS changed
+            FOR EACH STATEMENT EXECUTE FUNCTION usage_{table}_changed();
+        """)
+    everything = " UNION ALL ".join(f"SELECT project, environment, dataset, {size.replace('#', t)} AS n FROM {t}"
+                                    for t, size in USAGE_COLUMNS.items())
+    conn.execute(f"""
+    UPDATE usage SET chars = 0;
+    INSERT INTO usage AS u (project, environment, dataset, chars)
+    SELECT project, environment, dataset, sum(n) FROM ({everything}) e GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
+    ON CONFLICT (project, environment, dataset) DO UPDATE SET chars = excluded.chars;
+    """)
+
+
 MIGRATIONS = [m001_initial, m002_notes, m003_jobs, m004_core_files_and_documents, m005_api_keys, m006_sessions,
               m007_fair_turns, m008_usage, m009_dated_messages, m010_fact_episodes,
               m011_change_versions, m012_scoped_words, m013_distributable_keys,
-              m014_usage_counts_names, m015_erasures, m016_no_text_statistics]
+              m014_usage_counts_names, m015_erasures, m016_no_text_statistics, m017_usage_on_update]
 
 
 def redact(url: str) -> str:

@@ -350,9 +350,28 @@ def m014_erasures(db: sqlite3.Connection) -> None:
     """)
 
 
+def m015_usage_on_update(db: sqlite3.Connection) -> None:
+    """A row rewritten in place (a finished turn's words dropped, a message redacted by an erasure) moves
+    its dataset's count by the difference; before, only inserts and deletes counted, so the count drifted
+    up by what each rewrite removed. Every dataset's count is taken again from its rows."""
+    updates = "".join(f"""
+    CREATE TRIGGER usage_{table}_au AFTER UPDATE ON {table}
+        WHEN ({size.replace('#', 'old')}) IS NOT ({size.replace('#', 'new')}) BEGIN
+        UPDATE usage SET chars = chars - ({size.replace('#', 'old')}) + ({size.replace('#', 'new')})
+        WHERE project = new.project AND environment = new.environment AND dataset = new.dataset;
+    END;""" for table, size in USAGE_COLUMNS.items())
+    _script(db, f"""
+    {updates}
+    UPDATE usage SET chars = 0;
+    INSERT INTO usage {_usage_of_every_row(USAGE_COLUMNS)} ON CONFLICT (project, environment, dataset)
+        DO UPDATE SET chars = excluded.chars;
+    """)
+
+
 MIGRATIONS = [m001_initial, m002_messages_and_notes, m003_jobs, m004_core_files_and_documents, m005_api_keys,
               m006_scoped_fts_deletes, m007_sessions, m008_fair_turns, m009_usage, m010_dated_messages,
-              m011_fact_episodes, m012_usage_counts_names, m013_unforgeable_words, m014_erasures]
+              m011_fact_episodes, m012_usage_counts_names, m013_unforgeable_words, m014_erasures,
+              m015_usage_on_update]
 EMBED_PREFIX_CHARS = 2000  # the model reads 256 tokens; never tokenise a 100k-character text whole
 
 
