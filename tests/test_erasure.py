@@ -325,8 +325,11 @@ def test_over_http_a_user_token_erases_its_own_memory_and_reads_its_log(keyed_se
         assert receipt.removed["messages"] == 1 and service.erase.compact() is True
 
 
-def test_a_finished_turn_keeps_its_receipt_not_its_words(new_memory):
-    mem = new_memory(embedder=None, extractor="parse")
+def test_a_finished_turn_keeps_its_receipt_not_its_words(erasable):
+    # A fresh database, as every test here: after this test and the dry-run one, a pooled PostgreSQL database
+    # handed to tests/test_jobs.py's two-worker test left it waiting 60 s (reproduced, not yet explained:
+    # issue 35's closing note)
+    mem = erasable.mem
     kept = mem.add_turn(dataset="sam", role="user", content="I adopted a greyhound called Zorblax.", thread="t1")
     passing = mem.add_turn(dataset="sam", role="user", content="My PIN is 4417 at Quillbank.", thread="t2",
                            temporary=True)
@@ -341,9 +344,9 @@ def test_a_finished_turn_keeps_its_receipt_not_its_words(new_memory):
     assert receipt.ids["jobs"] == [kept.request_id]
 
 
-def test_a_dry_run_says_exactly_what_the_erasure_does(new_memory):
+def test_a_dry_run_says_exactly_what_the_erasure_does(erasable):
     """Entities left unnamed and values made live again included: the dry run is the erasure, rolled back."""
-    mem = new_memory(embedder=None, extractor="parse")
+    mem = erasable.mem
     mem.add("I live in Berlin.", "sam", message_id="m1")
     mem.add("I moved to Lisbon last month.", "sam", message_id="m2")
     mem.add("I play the cello.", "sam", message_id="m3")
