@@ -437,6 +437,18 @@ def distribution_statements() -> list[str]:
     return out
 
 
+def _recount_usage(conn) -> None:
+    """Every dataset's character count taken again from its rows (change versions kept)."""
+    everything = " UNION ALL ".join(f"SELECT project, environment, dataset, {size.replace('#', t)} AS n FROM {t}"
+                                    for t, size in USAGE_COLUMNS.items())
+    conn.execute(f"""
+    UPDATE usage SET chars = 0;
+    INSERT INTO usage AS u (project, environment, dataset, chars)
+    SELECT project, environment, dataset, sum(n) FROM ({everything}) e GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
+    ON CONFLICT (project, environment, dataset) DO UPDATE SET chars = excluded.chars;
+    """)
+
+
 def m014_usage_counts_names(conn) -> None:
     """The quota counts everything a tenant can make the store hold: paths, namespaces, names and ids
     beside the texts (a core file's 1 MB path counted nothing before), and entities; every dataset's
@@ -447,14 +459,7 @@ def m014_usage_counts_names(conn) -> None:
         DROP TRIGGER IF EXISTS usage_{table}_removed ON {table}; DROP FUNCTION IF EXISTS usage_{table}_removed();
         """)
         _usage_statement_triggers(conn, table, size)
-    everything = " UNION ALL ".join(f"SELECT project, environment, dataset, {size.replace('#', t)} AS n FROM {t}"
-                                    for t, size in USAGE_COLUMNS.items())
-    conn.execute(f"""
-    UPDATE usage SET chars = 0;
-    INSERT INTO usage AS u (project, environment, dataset, chars)
-    SELECT project, environment, dataset, sum(n) FROM ({everything}) e GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
-    ON CONFLICT (project, environment, dataset) DO UPDATE SET chars = excluded.chars;
-    """)
+    _recount_usage(conn)
 
 
 def m015_erasures(conn) -> None:
@@ -516,14 +521,7 @@ def m017_usage_on_update(conn) -> None:
             REFERENCING OLD TABLE AS previous NEW TABLE AS changed
             FOR EACH STATEMENT EXECUTE FUNCTION usage_{table}_changed();
         """)
-    everything = " UNION ALL ".join(f"SELECT project, environment, dataset, {size.replace('#', t)} AS n FROM {t}"
-                                    for t, size in USAGE_COLUMNS.items())
-    conn.execute(f"""
-    UPDATE usage SET chars = 0;
-    INSERT INTO usage AS u (project, environment, dataset, chars)
-    SELECT project, environment, dataset, sum(n) FROM ({everything}) e GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
-    ON CONFLICT (project, environment, dataset) DO UPDATE SET chars = excluded.chars;
-    """)
+    _recount_usage(conn)
 
 
 MIGRATIONS = [m001_initial, m002_notes, m003_jobs, m004_core_files_and_documents, m005_api_keys, m006_sessions,
