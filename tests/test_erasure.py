@@ -44,13 +44,29 @@ class Erasable:
 
     def count(self, word: str) -> int:
         needle = word.lower().encode()
-        total = 0
+        found = {}
         for p in self.files():
             try:
-                total += p.read_bytes().lower().count(needle)
+                n = p.read_bytes().lower().count(needle)
             except FileNotFoundError:   # a relation file dropped while scanning
-                pass
-        return total
+                continue
+            if n:
+                found[self.relation(p)] = found.get(self.relation(p), 0) + n
+        if found:   # printed with a failing test's output: where the word is left
+            print(f"{word!r} found in {found}")
+        return sum(found.values())
+
+    def relation(self, path: Path) -> str:
+        """The file's name, or for PostgreSQL the relation whose file (or fork, or segment) it is."""
+        if self.backend == "sqlite":
+            return path.name
+        node = path.name.split("_")[0].split(".")[0]
+        if not node.isdigit():
+            return path.name
+        import psycopg
+        with psycopg.connect(self.url, autocommit=True) as conn:
+            row = conn.execute("SELECT pg_filenode_relation(0, %s)::text", (int(node),)).fetchone()
+        return f"{row[0] or 'unknown'} ({path.name})"
 
 
 @pytest.fixture
@@ -326,9 +342,6 @@ def test_over_http_a_user_token_erases_its_own_memory_and_reads_its_log(keyed_se
 
 
 def test_a_finished_turn_keeps_its_receipt_not_its_words(erasable):
-    # A fresh database, as every test here: after this test and the dry-run one, a pooled PostgreSQL database
-    # handed to tests/test_jobs.py's two-worker test left it waiting 60 s (reproduced, not yet explained:
-    # issue 35's closing note)
     mem = erasable.mem
     kept = mem.add_turn(dataset="sam", role="user", content="I adopted a greyhound called Zorblax.", thread="t1")
     passing = mem.add_turn(dataset="sam", role="user", content="My PIN is 4417 at Quillbank.", thread="t2",

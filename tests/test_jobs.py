@@ -107,6 +107,27 @@ def test_one_dataset_runs_in_arrival_order_even_with_two_workers(new_memory):
         assert [f.object for f in history if f.invalid_at is None] == ["prague"]
 
 
+def test_a_claim_leases_one_job_whichever_plan_postgresql_picks(pg_server):
+    """A claim once leased several jobs and returned one, leaving the others to wait out their lease with no
+    worker: when the table's statistics said it held a row (a vacuum when it did), the planner ran the claim's
+    subquery once for each row the update scanned, and each run locked another job. The same statistics here."""
+    import psycopg
+
+    url = pg_server.new_database(fresh=True)
+    try:
+        with Memory(url, settings=Settings(worker_threads=0)) as mem:
+            mem.add_turn("person-0", "user", "I live in Berlin.", at=at(0))
+            with psycopg.connect(url, autocommit=True) as conn:
+                conn.execute("VACUUM (ANALYZE) jobs")   # one row, as far as the planner will know
+            for i in range(1, 6):
+                mem.add_turn(f"person-{i}", "user", "I live in Berlin.", at=at(i))
+            job = mem.store.claim("w1", 60, timeutil.now())
+            leased = [j for d in range(6) for j in mem.jobs(f"person-{d}") if j.status == "distilling"]
+            assert [j.request_id for j in leased] == [job.request_id]
+    finally:
+        pg_server.drop(url)
+
+
 def test_worker_that_loses_its_lease_commits_nothing(store_url):
     url = store_url
     with Memory(url, settings=Settings(worker_threads=0)) as mem:

@@ -31,7 +31,8 @@ search is exact distance over the dataset's rows (ordered by the score, which
 no ANN index serves); the HNSW index serves :meth:`PostgresStore.cross_dataset_search`,
 with ``hnsw.iterative_scan`` set for that query's transaction only.
 
-Jobs: ``claim`` is one ``UPDATE … FROM (SELECT … FOR UPDATE SKIP LOCKED)``;
+Jobs: ``claim`` is one ``WITH c AS MATERIALIZED (SELECT … LIMIT 1 FOR UPDATE SKIP
+LOCKED) UPDATE … FROM c`` (materialized: run once, so it leases one job);
 a job is runnable when queued (or leased to a worker whose lease ran out) and
 no earlier job of its dataset is queued or running.
 """
@@ -1121,16 +1122,18 @@ class PostgresStore(MatrixSearch, SQLStore):
     def claim(self, worker: str, lease_seconds: float, now: datetime) -> Job | None:
         """The runnable job of the earliest turn (then the oldest), leased to ``worker``: queued (or leased to a
         worker whose lease ran out), with no earlier unfinished job of its dataset; crashed work first. Rows
-        another claimer holds are skipped, not waited for."""
+        another claimer holds are skipped, not waited for. The choice is a materialized CTE, run once: as a
+        subquery in ``UPDATE … FROM``, a plan that scanned ``jobs`` first ran it again for each row, each run
+        locked and leased another job, and all but the first waited out their lease with no worker."""
         rows = self._q(f"""
-            UPDATE jobs SET status = 'distilling', lease_owner = %(w)s, lease_until = %(until)s,
-                   attempts = attempts + 1, updated_at = %(now)s
-            FROM (SELECT j.seq, j.project, j.environment, j.dataset FROM jobs j
+            WITH c AS MATERIALIZED (SELECT j.seq, j.project, j.environment, j.dataset FROM jobs j
                   WHERE j.status IN ('queued', 'distilling') AND (j.status = 'queued' OR j.lease_until < %(now)s)
                   AND NOT EXISTS (SELECT 1 FROM jobs k WHERE k.project = j.project AND k.environment = j.environment
                                   AND k.dataset = j.dataset AND k.status IN ('queued', 'distilling') AND k.seq < j.seq)
-                  ORDER BY j.status = 'queued', j.turn, j.seq LIMIT 1 FOR UPDATE SKIP LOCKED) c
-            WHERE jobs.project = c.project AND jobs.environment = c.environment AND jobs.dataset = c.dataset
+                  ORDER BY j.status = 'queued', j.turn, j.seq LIMIT 1 FOR UPDATE SKIP LOCKED)
+            UPDATE jobs SET status = 'distilling', lease_owner = %(w)s, lease_until = %(until)s,
+                   attempts = attempts + 1, updated_at = %(now)s
+            FROM c WHERE jobs.project = c.project AND jobs.environment = c.environment AND jobs.dataset = c.dataset
               AND jobs.seq = c.seq
             RETURNING {', '.join('jobs.' + c for c in JOB_COLUMNS.split(', '))}""",
                        {"w": worker, "until": now + timedelta(seconds=lease_seconds), "now": now})
