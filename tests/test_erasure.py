@@ -183,6 +183,7 @@ def test_erase_fact_takes_every_version_of_the_value_and_the_value_before_is_liv
     versions = [f for f in mem.list_facts("sam", include_invalidated=True).facts if f.object == "quentovic"]
     assert len(versions) == 2
     receipt = mem.erase.fact("sam", versions[-1].fact_id)
+    assert receipt.physical == "done"
     assert sorted(receipt.ids["facts"]) == sorted(f.fact_id for f in versions)
     assert sorted(receipt.ids.get("messages", []) + receipt.redacted) == ["m2", "m4"]
     live = {f.object for f in mem.list_facts("sam").facts if f.predicate == "lives in"}
