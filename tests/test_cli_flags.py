@@ -336,11 +336,18 @@ def test_serve_json_prints_its_banner_as_json_lines(db, tmp_path):
 
 def test_erase_flags(db, capsys):
     """Each erase first shows its dry run; without a terminal it erases only with --yes (else exit 2)."""
-    used(("erase", "fact"), "dataset", "fact_id", "--yes", "--dry-run", "--json")
+    used(("erase", "fact"), "dataset", "--dataset", "fact_id", "--yes", "--dry-run", "--json")
     anna = next(f for f in facts(capsys, db) if f["object"] == "anna")
     code, out, err = kenning(capsys, db, "erase", "fact", "sam", anna["fact_id"])   # no terminal, no --yes
     assert code == 2 and "nothing was erased" in err and "--yes" in err
     assert out.startswith("Dry run") and anna["fact_id"] in out and anna["episode_id"] in out
+    # the dataset named as every other command names it, the same; two different ones, or none, refused
+    assert kenning(capsys, db, "erase", "fact", anna["fact_id"], "--dataset", "sam", "--dry-run")[1] == out
+    for args, says in (((anna["fact_id"], "--dry-run"), "which dataset?"),
+                       (("sam", anna["fact_id"], "--dataset", "alex", "--dry-run"), "two datasets named")):
+        with pytest.raises(SystemExit) as exit:
+            kenning(capsys, db, "erase", "fact", *args)
+        assert exit.value.code == 2 and says in capsys.readouterr().err
     code, out, _ = kenning(capsys, db, "--json", "erase", "fact", "sam", anna["fact_id"], "--dry-run")
     (preview,) = lines(out)
     assert code == 0 and preview["dry_run"] and preview["erasure_id"] is None
@@ -354,7 +361,7 @@ def test_erase_flags(db, capsys):
     code, out, err = kenning(capsys, db, "erase", "fact", "sam", anna["fact_id"], "--yes")
     assert code == 1 and out == "" and err.startswith(f"kenning: no fact {anna['fact_id']!r} in dataset 'sam'")
 
-    used(("erase", "message"), "dataset", "message_id", "--yes", "--dry-run", "--json")
+    used(("erase", "message"), "dataset", "--dataset", "message_id", "--yes", "--dry-run", "--json")
     history = facts(capsys, db, "--history")
     lisbon = next(f for f in history if f["object"] == "lisbon")
     berlin = next(f for f in history if f["object"] == "berlin")
@@ -366,10 +373,10 @@ def test_erase_flags(db, capsys):
     assert [f["object"] for f in facts(capsys, db) if f["predicate"] == "lives in"] == ["berlin"]
     code, _, err = kenning(capsys, db, "--json", "erase", "message", "sam", "ep_nothing", "--yes")
     assert code == 1 and "no message 'ep_nothing'" in err
-    code, _, _ = kenning(capsys, db, "erase", "message", "sam", "ep_nothing", "--dry-run")
+    code, _, _ = kenning(capsys, db, "erase", "message", "--dataset", "sam", "ep_nothing", "--dry-run")
     assert code == 1
 
-    used(("erase", "content"), "dataset", "text", "--document-scope", "--organization", "--yes", "--dry-run",
+    used(("erase", "content"), "dataset", "--dataset", "text", "--document-scope", "--organization", "--yes", "--dry-run",
          "--json")
     mem = Memory(db)
     mem.documents.write("sam-docs", "/brief.md", "Sam prefers short answers.")
@@ -379,7 +386,7 @@ def test_erase_flags(db, capsys):
                            "--document-scope", "sam-docs")
     (preview,) = lines(out)
     assert preview["ids"]["notes"] == [note.note_id] and preview["ids"]["documents"] == ["sam-docs:/brief.md"]
-    code, out, _ = kenning(capsys, db, "--json", "erase", "content", "sam", "short answers", "--yes")
+    code, out, _ = kenning(capsys, db, "--json", "erase", "content", "--dataset", "sam", "short answers", "--yes")
     (receipt,) = lines(out)
     assert code == 0 and receipt["ids"] == {"notes": [note.note_id]}, "documents only under a named scope"
     mem = Memory(db)
@@ -398,11 +405,11 @@ def test_erase_flags(db, capsys):
     code, out, err = kenning(capsys, db, "erase", "content", "sam", "x", "--yes")
     assert code == 1 and "at least 2 characters" in err
 
-    used(("erase", "dataset"), "dataset", "--yes", "--dry-run", "--json")
+    used(("erase", "dataset"), "dataset", "--dataset", "--yes", "--dry-run", "--json")
     code, out, err = kenning(capsys, db, "--json", "erase", "dataset", "alex")
     (preview,) = lines(out)
     assert code == 2 and preview["dry_run"] and preview["removed"]["facts"] >= 1
-    code, out, _ = kenning(capsys, db, "erase", "dataset", "alex", "--dry-run")
+    code, out, _ = kenning(capsys, db, "erase", "dataset", "--dataset", "alex", "--dry-run")
     assert code == 0 and "the whole dataset 'alex'" in out and "facts" in out and "messages" in out
     code, out, _ = kenning(capsys, db, "--json", "erase", "dataset", "alex", "--yes")
     assert code == 0 and lines(out)[0]["removed"]["facts"] >= 1
@@ -417,7 +424,7 @@ def test_erasures_and_compact_flags(db, capsys, monkeypatch):
     assert code == 0 and "at the next `kenning compact`" in out
     anna = next(f for f in facts(capsys, db) if f["object"] == "anna")
     assert kenning(capsys, db, "erase", "fact", "sam", anna["fact_id"], "--yes")[0] == 0
-    used(("erasures",), "dataset", "--limit", "--offset", "--json")
+    used(("erasures",), "dataset", "--dataset", "--limit", "--offset", "--json")
     code, out, err = kenning(capsys, db, "--json", "erasures")
     every = lines(out)
     assert code == 0 and [(e["kind"], e["dataset"]) for e in every] == [("fact", "sam"), ("fact", "alex")]
@@ -426,6 +433,7 @@ def test_erasures_and_compact_flags(db, capsys, monkeypatch):
     assert "nurse" not in out.lower() and "cello" not in out.lower(), "the log keeps ids and hashes, never text"
     _, out, _ = kenning(capsys, db, "--json", "erasures", "alex")
     assert [e["erasure_id"] for e in lines(out)] == [every[1]["erasure_id"]]
+    assert kenning(capsys, db, "--json", "erasures", "--dataset", "alex")[1] == out
     _, out, _ = kenning(capsys, db, "--json", "erasures", "--limit", "1", "--offset", "1")
     assert [e["erasure_id"] for e in lines(out)] == [every[1]["erasure_id"]]
     code, out, _ = kenning(capsys, db, "erasures", "sam")   # the table

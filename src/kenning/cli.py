@@ -969,6 +969,24 @@ def _data_commands(sub) -> None:
     p.set_defaults(func=cmd_import)
 
 
+def _dataset_argument(p, what: str, *, required: bool) -> None:
+    """The dataset as the erase commands' first word or, as every other command takes it, ``--dataset``."""
+    p.add_argument("dataset", nargs="?", default=None, help=f"{what}; or --dataset")
+    p.add_argument("--dataset", dest="dataset_option", metavar="DATASET", default=None,
+                   help="the same, given as the other commands take it")
+    p.set_defaults(dataset_required=required)
+
+
+def _one_dataset(parser: argparse.ArgumentParser, args) -> None:
+    """Merge the two ways of naming the dataset (see :func:`_dataset_argument`)."""
+    given = [d for d in (args.dataset, args.dataset_option) if d is not None]
+    if len(set(given)) > 1:
+        parser.error(f"two datasets named: {given[0]!r} and --dataset {given[1]!r}; name one")
+    args.dataset = given[0] if given else None
+    if args.dataset is None and args.dataset_required:
+        parser.error("which dataset? name it as the first argument or with --dataset")
+
+
 def _erasure_commands(sub) -> None:
     """erase, erasures, compact: removing what is kept about a person for good."""
     p = sub.add_parser("erase", help="erase for good (unlike delete-fact and notes forget, nothing stays in the "
@@ -989,7 +1007,7 @@ def _erasure_commands(sub) -> None:
         e = erase.add_parser(name, help=what, description=f"Erase for good {what}. First shows the dry run (what "
                              "would go: counts and ids per kind) and asks on a terminal; --yes erases without "
                              "asking; with neither a terminal nor --yes, nothing is erased (exit 2).")
-        e.add_argument("dataset", help="the dataset to erase" if name == "dataset" else "the dataset (end user)")
+        _dataset_argument(e, "the dataset to erase" if name == "dataset" else "the dataset (end user)", required=True)
         if name == "fact":
             e.add_argument("fact_id", help="the fact's id (kenning facts --dataset D --history)")
         if name == "message":
@@ -1009,7 +1027,7 @@ def _erasure_commands(sub) -> None:
 
     p = sub.add_parser("erasures", help="the erasure log, newest first: ids, counts and hashes, who asked, "
                                         "never the erased text")
-    p.add_argument("dataset", nargs="?", default=None, help="one dataset's (default: every dataset's)")
+    _dataset_argument(p, "one dataset's (default: every dataset's)", required=False)
     p.add_argument("--limit", type=int, default=50)
     p.add_argument("--offset", type=int, default=0)
     p.set_defaults(func=cmd_erasures)
@@ -1044,7 +1062,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if hasattr(args, "dataset_option"):
+        _one_dataset(parser, args)
     try:
         return args.func(args)
     except KenningError as exc:
