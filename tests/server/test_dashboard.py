@@ -308,7 +308,7 @@ def dataset_pages(c, dataset: str = "sam") -> dict[str, str]:
     urls = [base, f"{base}?view=history", f"{base}/history", f"{base}/timeline", f"{base}/entities",
             f"{base}/entities?view=history", f"{base}/conversations", f"{base}/conversations/view?none=1",
             f"{base}/notes", f"{base}/core", f"{base}/core?path=/memories/prefs.md", f"{base}/erase",
-            f"{base}/recall?q=where+does+the+user+live"]
+            f"{base}/recall?q=where+does+the+user+live", "/erasures"]
     out = {}
     for url in urls:
         r = c.get(url)
@@ -440,3 +440,10 @@ def test_erasing_the_whole_dataset_shows_its_counts_and_asks_for_its_name(dev):
     assert 'data-kind="dataset"' in pages["/datasets/sam/erase"]
     assert [f.object for f in mem.list_facts("alex").facts] == ["cello"]      # another dataset untouched
     assert "cello" in c.get("/datasets/alex").text
+    # gone from the list of datasets, the erasure is still found in the project's log, which links to it
+    assert 'href="/datasets/sam"' not in c.get("/").text
+    every = c.get("/erasures")
+    [entry] = mem.erase.log().erasures
+    assert every.status_code == 200 and f'data-erasure-id="{entry.erasure_id}"' in every.text
+    assert 'href="/datasets/sam/erase">sam</a>' in every.text and 'href="/erasures" aria-current="page"' in every.text
+    assert "Nothing erased from alex yet." in c.get("/erasures?dataset=alex").text

@@ -236,6 +236,14 @@ def test_the_log_names_who_erased_and_a_user_token_erases_only_its_own_dataset(t
     assert by_alice == f"user:alice via key:{key_id}"               # her token was minted by the service key
     assert {f.object for f in live.memory.list_facts("bob", project="acme").facts} == {"paris"}
     assert {f.object for f in live.memory.list_facts("alice", project="acme").facts} == {"hiking"}
+    [hers], [his] = (live.memory.erase.log(d, project="acme").erasures for d in ("alice", "bob"))
+    with live.client(live.token) as alice:            # the project's log page: hers only, as the API answers
+        page = alice.get("/erasures").text
+        assert hers.erasure_id in page and his.erasure_id not in page
+        assert alice.get("/erasures?dataset=bob").status_code == 403
+    with live.client(live.keys["service"]) as admin:
+        page = admin.get("/erasures").text
+        assert hers.erasure_id in page and his.erasure_id in page
 
 
 def test_an_erase_form_without_the_form_token_or_from_another_site_erases_nothing(two_users):

@@ -1,5 +1,5 @@
 """Erasing for good, from the dashboard: a fact, a message, everything holding a text, or the whole dataset;
-and the dataset's erasure log.
+the dataset's erasure log, and every dataset's (``/erasures``).
 
 Deleting a fact keeps it in the history; erasing keeps nothing, so it always takes two steps, each a POST
 that passes the form checks every change passes (same origin, the form token bound to the caller's
@@ -135,6 +135,18 @@ def routes(d: Dashboard, router: APIRouter) -> None:
         return d.render(request, "erase.html", dataset=dataset, tab="erase", entries=entries, done=done,
                         done_counts=counted(done.removed) if done else None, keep={},
                         nav=pages(log.total, LOG_PAGE, offset))
+
+    @router.get("/erasures", response_class=HTMLResponse)
+    def every_erasure(request: Request):
+        """Every dataset's erasures (a user's key: its own dataset's, as the API answers it): the one place a
+        dataset erased whole, gone from the list of datasets, still shows its entry."""
+        _, m, kw = d.api(request)
+        only = request.query_params.get("dataset", "").strip() or None
+        offset = int_param(request.query_params.get("offset"), 0, 0, 10**9, "offset")
+        log = m.erase.log(only, LOG_PAGE, offset, **kw)
+        entries = [(e, counted(e.removed)) for e in log.erasures]
+        return d.render(request, "erasures.html", tab="erasures", entries=entries, only=only or "", done=None,
+                        keep={"dataset": only} if only else {}, nav=pages(log.total, LOG_PAGE, offset))
 
     @router.post("/datasets/{dataset}/erase/content", response_class=HTMLResponse)
     async def erase_content(request: Request, dataset: str):
