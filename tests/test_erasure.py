@@ -174,6 +174,26 @@ def test_erase_fact_cuts_its_words_out_of_the_message_and_keeps_the_rest(erasabl
         mem.erase.fact("sam", work.fact_id)
 
 
+def test_erase_fact_keeps_the_words_a_fact_that_stays_stands_on(erasable):
+    mem = erasable.mem
+    said = "We're moving to Quenchester in September."
+    mem.add(said, "sam", at="2026-06-01T10:00:00Z", message_id="m1")
+    facts = {f.predicate: f for f in mem.list_facts("sam", include_invalidated=True).facts}
+    assert set(facts) == {"plans to move to", "lives in"}   # one sentence, one value, two facts
+    receipt = mem.erase.fact("sam", facts["plans to move to"].fact_id)
+    assert receipt.ids["facts"] == [facts["plans to move to"].fact_id] and receipt.redacted == []
+    assert mem.messages.get("sam", "m1").content == said      # the fact that stays still stands on its words
+    [left] = mem.list_facts("sam", include_invalidated=True).facts
+    assert (left.fact_id, left.source_quote) == (facts["lives in"].fact_id, said)
+    # the last fact of the message erased, the message says nothing more and goes whole, logged as a message
+    receipt = mem.erase.fact("sam", left.fact_id)
+    assert receipt.ids["messages"] == ["m1"] and receipt.redacted == []
+    [entry, _] = mem.erase.log("sam").erasures
+    assert entry.hashes["message:m1"] == hashlib.sha256(said.encode()).hexdigest()
+    assert not any(key.startswith("quote:") for key in entry.hashes)
+    assert erasable.count("quenchester") == 0
+
+
 def test_erase_fact_takes_every_version_of_the_value_and_the_value_before_is_live_again(erasable):
     mem = erasable.mem
     mem.add("I live in Berlin.", "sam", at="2026-01-05T10:00:00Z", message_id="m1")

@@ -41,19 +41,27 @@ def sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def spans_of(text: str, phrases: Sequence[str]) -> list[tuple[int, int]]:
-    """Where any of ``phrases`` occurs in ``text`` (case-insensitively), merged where they overlap."""
+def spans_of(text: str, phrases: Sequence[str], keep: Sequence[str] = ()) -> list[tuple[int, int]]:
+    """Where any of ``phrases`` occurs in ``text`` (case-insensitively), merged where they overlap; an
+    occurrence that overlaps one of ``keep`` (the words something that stays stands on) is left out."""
     folded = text.casefold()
     if len(folded) != len(text):   # a character whose folding changes length: fold per character's own width
         folded = text.lower()
-    found = []
-    for phrase in {p.casefold() if len(p.casefold()) == len(p) else p.lower() for p in phrases if p and p.strip()}:
-        start = folded.find(phrase)
-        while start != -1:
-            found.append((start, start + len(phrase)))
-            start = folded.find(phrase, start + 1)
+
+    def occurrences(words: Sequence[str]) -> list[tuple[int, int]]:
+        found = []
+        for phrase in {p.casefold() if len(p.casefold()) == len(p) else p.lower() for p in words if p and p.strip()}:
+            start = folded.find(phrase)
+            while start != -1:
+                found.append((start, start + len(phrase)))
+                start = folded.find(phrase, start + 1)
+        return found
+
+    kept = occurrences(keep)
     merged: list[tuple[int, int]] = []
-    for start, end in sorted(found):
+    for start, end in sorted(occurrences(phrases)):
+        if any(s < end and e > start for s, e in kept):
+            continue
         if merged and start <= merged[-1][1]:
             merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
         else:
@@ -61,10 +69,10 @@ def spans_of(text: str, phrases: Sequence[str]) -> list[tuple[int, int]]:
     return merged
 
 
-def redact(text: str, phrases: Sequence[str]) -> str:
-    """``text`` with every occurrence of ``phrases`` replaced by :data:`MARK`."""
+def redact(text: str, phrases: Sequence[str], keep: Sequence[str] = ()) -> str:
+    """``text`` with every occurrence of ``phrases`` (but those overlapping ``keep``) replaced by :data:`MARK`."""
     out, last = [], 0
-    for start, end in spans_of(text, phrases):
+    for start, end in spans_of(text, phrases, keep):
         out += [text[last:start], MARK]
         last = end
     return "".join(out) + text[last:]
@@ -275,24 +283,24 @@ class Erasure:
             if said is None:
                 continue
             others = [f for f in self._citing(scope, [episode_id]) if f.fact_id not in gone]
-            phrases = []
-            for fact in facts:   # the quote, unless it also holds what a fact that stays says: then the value
-                quote = fact.source_quote.casefold()
-                shared = any(o.object and o.object.casefold() in quote for o in others)
-                phrases += [fact.object] if shared else [fact.source_quote, fact.object]
-            content = redact(said.content, phrases)
+            # Each erased fact's quote and value, but where one holds a value a fact that stays says (the same
+            # one under another predicate, or another one in the same sentence): those words stay, for it.
+            phrases = [p for fact in facts for p in (fact.source_quote, fact.object)]
+            keep = [o.object for o in others if o.object]
+            content = redact(said.content, phrases, keep)
             plan.job_messages.append(episode_id)
             if content == said.content:
                 continue
-            texts[f"quote:{episode_id}"] = "\n".join(said.content[s:e] for s, e in spans_of(said.content, phrases))
             if says_nothing(content) and not others:
-                plan.messages.append(episode_id)
+                plan.messages.append(episode_id)   # goes whole, and is logged as a message
+                texts[f"message:{episode_id}"] = said.content
                 continue
+            texts[f"quote:{episode_id}"] = "\n".join(said.content[s:e] for s, e in spans_of(said.content, phrases, keep))
             embed = message_embed_text(content)
             vector = embedder.embed(embed) if embedder is not None else None
             plan.redactions[episode_id] = (content, embed, vector)
             for other in others:
-                quote = redact(other.source_quote, phrases)
+                quote = redact(other.source_quote, phrases, keep)
                 if quote != other.source_quote:
                     plan.quotes[other.fact_id] = quote
 
