@@ -194,6 +194,18 @@ def test_erase_fact_keeps_the_words_a_fact_that_stays_stands_on(erasable):
     assert erasable.count("quenchester") == 0
 
 
+def test_an_erased_message_can_be_sent_again_under_its_client_ref(erasable):
+    """The idempotency receipt goes with the message: else the same turn sent again (a person saying it again,
+    a client retrying) would be answered "already ingested" with erased ids, and nothing kept."""
+    mem = erasable.mem
+    first = mem.add("I adopted a dog called Pemberwick.", "sam", client_ref="turn-1", message_id="m1")
+    receipt = mem.erase.message("sam", "m1")
+    assert receipt.ids["ingests"] == ["turn-1"] and receipt.removed["ingests"] == 1
+    again = mem.add("I adopted a dog called Pemberwick.", "sam", client_ref="turn-1", message_id="m1")
+    assert again.status == "stored" and again.memory_ids and again.memory_ids != first.memory_ids
+    assert mem.messages.get("sam", "m1").content == "I adopted a dog called Pemberwick."
+
+
 def test_erase_fact_takes_every_version_of_the_value_and_the_value_before_is_live_again(erasable):
     mem = erasable.mem
     mem.add("I live in Berlin.", "sam", at="2026-01-05T10:00:00Z", message_id="m1")
@@ -435,3 +447,30 @@ def test_delete_over_http_is_logged_with_who_asked(keyed_server):
         assert service.delete_dataset("ana")["episodes"] == 1
         record = service.erase.log("ana").erasures[0]
         assert record.kind == "dataset" and record.by.startswith("key:")
+
+
+def test_a_reader_holding_an_old_snapshot_leaves_the_erasure_pending_not_every_writer_waiting(tmp_path, monkeypatch):
+    """SQLite's WAL cannot be truncated while another connection reads an older snapshot, and the checkpoint
+    waits holding the write lock: it waits ERASE_WAIT_SECONDS, not the 30 s a writer waits, then leaves the
+    erasure pending for `compact`."""
+    import sqlite3
+    import time
+
+    import kenning.store.sqlite as sqlite_store
+
+    monkeypatch.setattr(sqlite_store, "ERASE_WAIT_SECONDS", 1)
+    path = tmp_path / "k.db"
+    with Memory(f"sqlite:///{path}", embedder=None, extractor="parse") as mem:
+        mem.add("I live in Vorthelm.", "sam", message_id="m1")
+        reader = sqlite3.connect(path)
+        reader.execute("BEGIN")
+        reader.execute("SELECT count(*) FROM facts").fetchone()
+        started = time.monotonic()
+        receipt = mem.erase.content("sam", "vorthelm")
+        waited = time.monotonic() - started
+        assert receipt.physical == "pending" and waited < 10
+        assert mem.erase.log("sam").erasures[0].compacted_at is None
+        reader.rollback()
+        reader.close()
+        assert mem.erase.compact() is True and mem.erase.log("sam").erasures[0].compacted_at is not None
+    assert sum(p.read_bytes().lower().count(b"vorthelm") for p in tmp_path.iterdir()) == 0

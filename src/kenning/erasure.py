@@ -34,7 +34,7 @@ _LEFT_OVER = re.compile(r"[\W_]+")   # what a redacted message may hold besides 
 TABLES = {"facts": ("facts",), "restored": ("facts",), "entities": ("entities",), "messages": ("episodes",),
           "redacted": ("episodes",), "notes": ("notes",), "core_files": ("core_files",),
           "core_file_versions": ("core_file_versions",), "documents": ("documents",), "jobs": ("jobs",),
-          "quotes": ("facts",)}
+          "quotes": ("facts",), "ingests": ("ingests",)}
 
 
 def sha256(text: str) -> str:

@@ -5,6 +5,7 @@ FTS merge and WAL truncation; PostgreSQL's table rewrite) is each backend's ``co
 """
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 
 from .. import timeutil
@@ -13,6 +14,9 @@ from .base import ErasurePlan, Found
 from .rows import FACT_COLUMNS, fact_of
 
 SCOPED = "project = ? AND environment = ? AND dataset = ?"
+# How long compaction waits for what another connection holds (a PostgreSQL table's lock, a SQLite reader's
+# snapshot) before it leaves the erasure pending rather than hold every writer behind it.
+ERASE_WAIT_SECONDS = 5
 # The tables an erasure can touch, for compaction (documents are placed by scope key, not dataset).
 ERASABLE_TABLES = ("facts", "entities", "episodes", "notes", "core_files", "core_file_versions", "jobs", "documents")
 
@@ -109,6 +113,7 @@ class SQLErasure:
                 out["messages"] = [r["episode_id"] for r in self._read(
                     f"SELECT episode_id FROM episodes WHERE {SCOPED} AND {among}", (*scope, *params))]
                 self._write(f"DELETE FROM episodes WHERE {SCOPED} AND {among}", (*scope, *params))
+                out["ingests"] = self._forget_ingests(scope, out["messages"])
             if plan.notes:
                 among, params = self.dialect.any_of("note_id", list(dict.fromkeys(plan.notes)))
                 out["notes"] = [r["note_id"] for r in self._read(f"SELECT note_id FROM notes WHERE {SCOPED} AND {among}",
@@ -145,6 +150,20 @@ class SQLErasure:
             self._changed(scope)
         self._drop_cached(scope)
         return {kind: ids for kind, ids in out.items() if ids}
+
+    def _forget_ingests(self, scope: Scope, episode_ids: list[str]) -> list[str]:
+        """Drop the idempotency receipts (``client_ref``) of erased messages: else sending the message again
+        would be answered "already ingested", with the erased ids, and keep nothing. Found by the receipt's
+        text (``record_ingest`` writes it with ``json.dumps``), then read to be sure."""
+        refs = []
+        for episode_id in episode_ids:
+            rows = self._read(f"SELECT client_ref, receipt FROM ingests WHERE {SCOPED} AND receipt LIKE ?",
+                              (*scope, f'%"episode_id": {json.dumps(episode_id)}%'))
+            refs += [r["client_ref"] for r in rows if json.loads(r["receipt"]).get("episode_id") == episode_id]
+        if refs:
+            among, params = self.dialect.any_of("client_ref", refs)
+            self._write(f"DELETE FROM ingests WHERE {SCOPED} AND {among}", (*scope, *params))
+        return refs
 
     def _message_rewritten(self, scope: Scope, episode_id: str) -> None:
         """A message's content was rewritten in place: a backend whose keyword index is not derived from the

@@ -58,7 +58,7 @@ from ..records import RECORDS
 from .base import FactQuery
 from .rows import (ENTITY_COLUMNS, EXPORT_TABLES, FACT_COLUMNS, JOB_COLUMNS, VECTOR_TABLES, entity_of, fact_of,
                    load_time)
-from .erasing import ERASABLE_TABLES
+from .erasing import ERASABLE_TABLES, ERASE_WAIT_SECONDS
 from .matrices import MatrixSearch
 from .replicas import ReplicaSet
 from .sql import COMMON_MIN_ROWS, COMMON_SHARE, DATASET_TABLES, Dialect, SQLStore, fact_filters, fact_order
@@ -84,7 +84,7 @@ def _error(path: str, exc: Exception) -> Exception:
 
 
 log = logging.getLogger("kenning.store.postgres")
-ERASE_LOCK_TIMEOUT = "5s"     # how long compaction waits for a table's lock before leaving it pending
+ERASE_LOCK_TIMEOUT = f"{ERASE_WAIT_SECONDS}s"   # how long compaction waits for a table's lock
 CONFIG = "english"           # one text search configuration for every tsvector and tsquery
 RANK_WEIGHTS = "{0.1, 0.25, 0.5, 1.0}"   # D, C, B, A: predicate C, text B, object A (SQLite's 0.5 : 1 : 2)
 EXACT_ROWS = 10_000          # below this many rows a table is counted, above it the planner's estimate will do

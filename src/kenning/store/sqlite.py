@@ -31,6 +31,7 @@ from .base import FactQuery
 from .rows import ENTITY_COLUMNS, EXPORT_TABLES, FACT_COLUMNS, VECTOR_TABLES, entity_of, fact_of
 from .matrices import MatrixSearch, matrix_of
 from .sql import COMMON_MIN_ROWS, COMMON_SHARE, DATASET_TABLES, Dialect, SQLStore, fact_filters, fact_order
+from .erasing import ERASE_WAIT_SECONDS
 
 log = logging.getLogger(__name__)
 
@@ -492,11 +493,22 @@ class SQLiteStore(MatrixSearch, SQLStore):
                 self._db.execute(f"INSERT INTO {table}({table}) VALUES ('optimize')")
             if self.path == ":memory:":
                 return True
-            busy, _, _ = self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+            busy = self._truncate_wal()
             if busy:   # the next erasure or compaction tries again
-                log.warning("the WAL of %s could not be truncated (a reader holds it); erased rows' old "
-                            "page images stay in it until the next checkpoint", self.path)
+                log.warning("the WAL of %s could not be truncated (a reader held it over %s s); erased rows' "
+                            "old page images stay in it until the next `kenning compact`", self.path,
+                            ERASE_WAIT_SECONDS)
             return not busy
+
+    def _truncate_wal(self) -> bool:
+        """Checkpoint and truncate the WAL; True if a reader's snapshot kept it. The checkpoint holds the write
+        lock while it waits for readers, so it waits ERASE_WAIT_SECONDS, not the usual 30 s every writer of the
+        file would spend queued behind it. Called holding ``self._lock``."""
+        self._db.execute(f"PRAGMA busy_timeout={ERASE_WAIT_SECONDS * 1000}")
+        try:
+            return bool(self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0])
+        finally:
+            self._db.execute("PRAGMA busy_timeout=30000")
 
     def compact(self, tables=None) -> bool:
         """Secure delete already zeroed the freed space; merge the keyword indexes and truncate the WAL, then
@@ -506,7 +518,7 @@ class SQLiteStore(MatrixSearch, SQLStore):
         self._compacted()
         if self.path != ":memory:":
             with self._lock:
-                self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                self._truncate_wal()
         return True
 
     def in_transaction(self) -> bool:
