@@ -474,3 +474,15 @@ def test_a_reader_holding_an_old_snapshot_leaves_the_erasure_pending_not_every_w
         reader.close()
         assert mem.erase.compact() is True and mem.erase.log("sam").erasures[0].compacted_at is not None
     assert sum(p.read_bytes().lower().count(b"vorthelm") for p in tmp_path.iterdir()) == 0
+
+
+def test_an_erased_note_leaves_no_successor_named_on_the_note_it_replaced(erasable):
+    mem = erasable.mem
+    old = mem.notes.save("sam", "Prefers tea in the morning")
+    new = mem.notes.save("sam", "Prefers Glimmerbrew tea in the morning")
+    mem.notes.forget("sam", old.note_id, superseded_by=new.note_id)
+    receipt = mem.erase.content("sam", "glimmerbrew")
+    assert receipt.ids["notes"] == [new.note_id]
+    [left] = mem.notes.list("sam", include_forgotten=True)
+    assert (left.note_id, left.superseded_by) == (old.note_id, None) and left.forgotten_at is not None
+    assert erasable.count("glimmerbrew") == 0

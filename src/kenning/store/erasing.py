@@ -119,6 +119,10 @@ class SQLErasure:
                 out["notes"] = [r["note_id"] for r in self._read(f"SELECT note_id FROM notes WHERE {SCOPED} AND {among}",
                                                                  (*scope, *params))]
                 self._write(f"DELETE FROM notes WHERE {SCOPED} AND {among}", (*scope, *params))
+                # a forgotten note that named an erased one as its successor names none (it stays forgotten)
+                if out["notes"]:
+                    among, params = self.dialect.any_of("superseded_by", out["notes"])
+                    self._write(f"UPDATE notes SET superseded_by = NULL WHERE {SCOPED} AND {among}", (*scope, *params))
             for (namespace, path), content in plan.core.items():
                 if self._write(f"UPDATE core_files SET content = ? WHERE {SCOPED} AND namespace = ? AND path = ?",
                                (content, *scope, namespace, path)):
