@@ -290,6 +290,18 @@ def test_erase_content_refuses_a_text_too_short_to_mean_anything(erasable):
         erasable.mem.erase.content("sam", " a ")
 
 
+def test_dry_run_is_true_or_false_never_a_truthy_guess(erasable):
+    mem = erasable.mem
+    mem.add("I live in Porto.", "sam", message_id="m1")
+    fact = mem.list_facts("sam").facts[0]
+    for erase in (lambda d: mem.erase.fact("sam", fact.fact_id, dry_run=d), lambda d: mem.erase.message("sam", "m1", dry_run=d),
+                  lambda d: mem.erase.content("sam", "porto", dry_run=d), lambda d: mem.erase.dataset("sam", dry_run=d)):
+        for wrong in ("yes", "false", 1, None):
+            with pytest.raises(InputError, match="dry_run must be True"):
+                erase(wrong)
+    assert mem.list_facts("sam").facts == [fact] and mem.erase.log("sam").total == 0
+
+
 def test_a_user_may_erase_their_own_memory_only(erasable):
     mem = erasable.mem
     mem.add("I work at Brightwave.", "sam", message_id="m1")

@@ -92,6 +92,13 @@ def drop_lines(text: str, phrase: str) -> str:
     return "".join(kept)
 
 
+def checked_dry_run(dry_run: object) -> bool:
+    """``dry_run`` itself, refused unless a bool: "yes" or 1 must not decide whether data goes for good."""
+    if not isinstance(dry_run, bool):
+        raise InputError(f"dry_run must be True (only say what would go) or False (erase), got {dry_run!r}")
+    return dry_run
+
+
 def says_nothing(text: str) -> bool:
     return not _LEFT_OVER.sub("", text.replace(MARK, ""))
 
@@ -112,7 +119,7 @@ class Erasure:
         scope = self._s.scope(dataset, project, environment)
         check_id(fact_id, "fact_id")
         store = self._s.store
-        exact = dry_run and not store.in_transaction()
+        exact = checked_dry_run(dry_run) and not store.in_transaction()
         try:
             with store.transaction(scope):
                 if not store.get_facts(scope, [fact_id]):
@@ -132,7 +139,7 @@ class Erasure:
         scope = self._s.scope(dataset, project, environment)
         check_id(message_id, "message_id")
         store = self._s.store
-        exact = dry_run and not store.in_transaction()
+        exact = checked_dry_run(dry_run) and not store.in_transaction()
         try:
             with store.transaction(scope):
                 said = store.get_episode(scope, message_id)
@@ -167,7 +174,7 @@ class Erasure:
         from .documents import check_name
         scopes = [check_name("scope_key", key) for key in document_scopes]
         store = self._s.store
-        exact = dry_run and not store.in_transaction()
+        exact = checked_dry_run(dry_run) and not store.in_transaction()
         try:
             with store.transaction(scope):
                 plan, texts = self._content_plan(scope, text, scopes)
@@ -196,6 +203,7 @@ class Erasure:
     def _whole(self, dataset: str, dry_run: bool, by: str | None, project: str | None,
                environment: str | None) -> tuple[ErasureReceipt, dict[str, int]]:
         """``dataset``'s receipt, and the rows removed per table (what ``delete_dataset`` answers)."""
+        checked_dry_run(dry_run)
         scope = self._s.scope(dataset, project, environment)
         store = self._s.store
         at = timeutil.now()

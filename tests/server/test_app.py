@@ -196,3 +196,18 @@ def test_a_refused_limit_names_the_bound_and_what_was_sent(dev_server):
                   "query.q: at most 2000 characters, got 2,100 characters")]
         for r, message in cases:
             assert r.status_code == 422 and r.json()["error"]["message"].startswith(message), r.text
+
+
+def test_a_refused_form_or_a_missing_body_is_said_in_words(dev_server):
+    """Not "String should match pattern '…'" nor ": Field required": what the field takes, and what came."""
+    with dev_server.client() as c:
+        cases = [(c.post("/v1/datasets/sam/erase/content", json={"text": " a ", "dry_run": True}),
+                  "text: must be a text of at least two characters that are not spaces, got ' a '"),
+                 (c.post("/v1/datasets/sam/erase"), "body: this operation takes a JSON object"),
+                 (c.post("/v1/datasets/sam/erase", json={}), "dry_run: Field required"),
+                 (c.get("/v1/datasets/sam/notes?namespace=nobody"),
+                  "query.namespace: must be user, organization, project, or agent:"),
+                 (c.post("/v1/recall", json={"dataset": "bad name", "query": "x"}),
+                  "dataset: must be a name of letters, digits")]
+        for r, message in cases:
+            assert r.status_code == 422 and r.json()["error"]["message"].startswith(message), r.text

@@ -33,6 +33,7 @@ from .limits import BodyLimit
 from .openapi import install as install_openapi
 from .rates import Rates
 from .routes import routers
+from .schema import PATTERN_WORDS
 
 log = logging.getLogger("kenning.server")
 _ESCAPE = re.compile(rb"\\(?:u([0-9a-fA-F]{4})|.)", re.DOTALL)
@@ -99,8 +100,15 @@ BOUNDS = {"less_than_equal": "at most {le}", "greater_than_equal": "at least {ge
 def validation_message(error: dict) -> str:
     """What the schema refused, in words a caller can act on: a bound names itself and what was sent
     (``query.limit: at most 100, got 200``); other refusals keep pydantic's wording."""
-    where = ".".join(str(p) for p in error.get("loc", ()) if p != "body")
-    bound, ctx = BOUNDS.get(error.get("type", "")), error.get("ctx") or {}
+    where = ".".join(str(p) for p in error.get("loc", ()) if p != "body") or "body"
+    kind, ctx = error.get("type", ""), error.get("ctx") or {}
+    if kind == "missing" and tuple(error.get("loc", ())) == ("body",):
+        return "body: this operation takes a JSON object (see its schema in /openapi.json)"
+    if kind == "string_pattern_mismatch" and ctx.get("pattern") in PATTERN_WORDS:
+        sent = error.get("input")
+        shown = repr(sent if len(str(sent)) <= 60 else f"{str(sent)[:60]}…")
+        return f"{where}: must be {PATTERN_WORDS[ctx['pattern']]}, got {shown}"
+    bound = BOUNDS.get(kind)
     if bound is None:
         return f"{where}: {error.get('msg', 'invalid request')}"
     sent = error.get("input")

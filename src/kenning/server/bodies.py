@@ -8,7 +8,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..model import OUTPUT
-from .schema import SAFE_INT, SCOPE_KEY, CorePathText, DatasetName, Ident, Instant, Namespace, Query_, Role, limit, text, whole
+from .schema import SAFE_INT, SCOPE_KEY, SOME_TEXT, CorePathText, DatasetName, Ident, Instant, Namespace, Query_, Role, limit, text, whole
 
 MessageText = text("max_text_chars", "what was said, verbatim", "I moved to Lisbon last month.")
 Version = whole(0, SAFE_INT)   # a core file's or document's version (0: absent)
@@ -227,7 +227,7 @@ class EraseBody(BaseModel):
 
 class EraseContentBody(BaseModel):
     model_config = example(text="Lisbon", dry_run=True)
-    text: Annotated[str, Field(min_length=2, max_length=1_000, pattern=r"\S[\s\S]*\S",
+    text: Annotated[str, Field(min_length=2, max_length=1_000, pattern=SOME_TEXT,
                                description="erase everything that holds this text, case-insensitively")]
     dry_run: bool = Field(..., description="true: only say what would be erased (nothing is removed or logged); "
                           "false: erase for good. Required: a body without it (or with it misspelt, `dryRun`) erases nothing")

@@ -46,6 +46,16 @@ CORE_ENTRY = f"^/memories(?:/{_CORE_SEGMENT})*/{_not_dots(_CORE_CHARS, True, MAX
 # A character str.strip() keeps: Python's whitespace spelled out, since "\s" means three different sets in
 # Python, in pydantic's Rust regex and in JSON Schema's ECMA-262 (U+001C-1F, U+0085). Not anchored.
 WORDS = r"[^\t\n\x0b\x0c\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"
+SOME_TEXT = r"\S[\s\S]*\S"   # two characters that are not spaces, at least (erase by content)
+# What each pattern asks for, in words: a refusal names it (app.validation_message), since a caller acts on
+# "a dataset name: letters, digits …", not on the regular expression.
+PATTERN_WORDS = {
+    NAME: "a name of letters, digits and _ . : @ -, starting with a letter or digit, at most 128 characters",
+    NAMESPACE: "user, organization, project, or agent:, chat: or project: followed by a name",
+    SCOPE_KEY: "a scope key: names of letters, digits and _ . : @ - joined by /, none of them '..'",
+    CORE_PATH: "/memories or a path under it, with no '..' part", CORE_ENTRY: "a path under /memories, with no '..' part",
+    WORDS: "some text, not only spaces", SOME_TEXT: "a text of at least two characters that are not spaces",
+}
 SAFE_INT = 2 ** 53 - 1   # the largest integer every JSON reader (JavaScript's included) holds exactly
 ISO_DATE = re.compile(r"\d{4}-\d\d-\d\d")
 ISO_TIME = re.compile(ISO_DATE.pattern + r"[Tt ]\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:[Zz]|[+-]\d\d:?\d\d)?")
@@ -155,6 +165,7 @@ def namespace_query(default: str | None = "user") -> object:
 
 _ONE_NAMESPACE = NAMESPACE[1:-1]
 NAMESPACES = rf"^{_ONE_NAMESPACE}(?:,{_ONE_NAMESPACE}){{0,19}}$"   # a comma-separated list of up to 20
+PATTERN_WORDS[NAMESPACES] = "up to 20 namespaces joined by commas (each " + PATTERN_WORDS[NAMESPACE] + ")"
 
 
 def namespaces_query() -> object:
