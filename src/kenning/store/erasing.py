@@ -161,8 +161,10 @@ class SQLErasure:
         text (``record_ingest`` writes it with ``json.dumps``), then read to be sure."""
         refs = []
         for episode_id in episode_ids:
-            rows = self._read(f"SELECT client_ref, receipt FROM ingests WHERE {SCOPED} AND receipt LIKE ?",
-                              (*scope, f'%"episode_id": {json.dumps(episode_id)}%'))
+            needle = f'"episode_id": {json.dumps(episode_id)}'
+            needle = needle.replace("!", "!!").replace("%", "!%").replace("_", "!_")
+            rows = self._read(f"SELECT client_ref, receipt FROM ingests WHERE {SCOPED} AND receipt LIKE ? ESCAPE '!'",
+                              (*scope, f"%{needle}%"))
             refs += [r["client_ref"] for r in rows if json.loads(r["receipt"]).get("episode_id") == episode_id]
         if refs:
             among, params = self.dialect.any_of("client_ref", refs)
