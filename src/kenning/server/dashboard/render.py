@@ -29,7 +29,7 @@ HERE = Path(__file__).resolve().parents[1]   # kenning/server: templates/ and st
 COOKIE = "kenning_session"
 PAGE = 100            # facts, notes, jobs per page (the library's largest page)
 DATASETS_PAGE = 50
-PREFIXES = ("/datasets", "/jobs", "/login", "/logout")
+PREFIXES = ("/datasets", "/jobs", "/erasures", "/login", "/logout")
 MAX_PARAM_CHARS = GET_QUERY_CHARS   # a query parameter's length at most: the API's limit on search words in a URL
 INTERNAL = "internal error; the server log has the details"
 
