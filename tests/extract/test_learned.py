@@ -3,6 +3,7 @@ on the corpus's test split, class by class, against the figures recorded when it
 from __future__ import annotations
 
 import json
+import math
 from collections import Counter
 from datetime import datetime, timezone
 from pathlib import Path
@@ -107,16 +108,33 @@ def test_parse_phrases_the_recognizer_missed_become_candidates(extractor):
 
 
 def test_the_shipped_model_holds_its_recorded_scores_class_by_class(items, extractor):
-    """The regression guard: each class's recall and precision on the test split (which training never
-    saw) may not fall below what was recorded when the shipped weights were trained, on the writers' files
-    they were trained with."""
+    """The regression guard: on the test split (which training never saw), overall precision and recall may
+    not fall more than 0.01 below what was recorded when the shipped weights were trained, on the writers'
+    files they were trained with; nor may any class's fall by more than 0.02 or one standard error of its own
+    sample, whichever is more.
+
+    The recognizer is int8 (MatMulInteger), and onnxruntime picks its integer kernels by CPU: the same
+    weights on an Intel Xeon with AVX-512 VNNI and AMX scored 0.810/0.621 overall against the 0.808/0.624
+    recorded on the AMD EPYC they were trained on, and nine classes moved by one to four items each (a class
+    of 5 facts, one item: 0.2). A flat 0.02 per class read that as nine regressions."""
     meta = json.loads((MODEL / "training.json").read_text())
-    recorded = meta["scores"]["test"]["classes"]
+    recorded = meta["scores"]["test"]
     trained_on = corpus.load(CORPUS, writers=meta["writers"])      # writers added since wait for the next training
-    now = evaluate(extractor.spans, [i for i in trained_on if i.split == "test"])["classes"]
-    worse = {cls: (now[cls], was) for cls, was in recorded.items() if cls in now and any(
-        was[k] is not None and (now[cls][k] or 0.0) < was[k] - 0.02 for k in ("recall", "precision"))}
-    assert not worse, worse
+    now = evaluate(extractor.spans, [i for i in trained_on if i.split == "test"])
+    overall = {k: (now["overall"][k], recorded["overall"][k]) for k in ("precision", "recall")
+               if now["overall"][k] < recorded["overall"][k] - 0.01}
+    assert not overall, overall
+
+    def worse(cls: str, was: dict, key: str) -> bool:
+        if was[key] is None:
+            return False
+        n = was["facts"] if key == "recall" else was["found"]
+        sampled = math.sqrt(max(was[key] * (1 - was[key]), 1 / n) / n) if n else 1.0   # a proportion's SE
+        return (now["classes"][cls][key] or 0.0) < was[key] - max(0.02, sampled)
+
+    fell = {cls: (now["classes"][cls], was) for cls, was in recorded["classes"].items()
+            if cls in now["classes"] and (worse(cls, was, "recall") or worse(cls, was, "precision"))}
+    assert not fell, fell
 
 
 def test_candidates_carry_the_vocabulary(extractor):
