@@ -498,3 +498,30 @@ def test_an_erased_note_leaves_no_successor_named_on_the_note_it_replaced(erasab
     [left] = mem.notes.list("sam", include_forgotten=True)
     assert (left.note_id, left.superseded_by) == (old.note_id, None) and left.forgotten_at is not None
     assert erasable.count("glimmerbrew") == 0
+
+
+@pytest.mark.parametrize("backend", ["postgres"])
+@pytest.mark.parametrize("where", ["another database", "this database"])
+def test_a_transaction_older_than_the_erasure_leaves_it_pending_not_done(erasable, monkeypatch, where):
+    """VACUUM FULL keeps a deleted row that a transaction begun before the deletion may still read: one open
+    in another database of the server (its transaction id holds every snapshot back) or a snapshot in this
+    one. The erasure then says pending, and `compact` finishes it once that transaction has ended."""
+    import psycopg
+
+    import kenning.store.postgres as postgres_store
+
+    monkeypatch.setattr(postgres_store, "ERASE_WAIT_SECONDS", 1)
+    mem = erasable.mem
+    mem.add("I live in Berlin.", "sam", message_id="m1")
+    mem.add("I moved to Quentovic.", "sam", message_id="m2")
+    with psycopg.connect(erasable.server.admin_url if where == "another database" else erasable.url) as older:
+        if where == "another database":
+            older.execute("SELECT pg_current_xact_id()")                       # a writer's transaction id
+        else:
+            older.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+            older.execute("SELECT count(*) FROM meta")                         # a reader's snapshot
+        receipt = mem.erase.message("sam", "m2")
+        assert receipt.physical == "pending" and mem.erase.log("sam").erasures[0].compacted_at is None
+        older.rollback()
+    assert mem.erase.compact() is True and mem.erase.log("sam").erasures[0].compacted_at is not None
+    assert erasable.count("quentovic") == 0

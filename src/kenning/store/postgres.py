@@ -43,6 +43,7 @@ import logging
 import os
 import re
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -917,11 +918,21 @@ class PostgresStore(MatrixSearch, SQLStore):
         reuse but leaves its bytes in the page, and a GIN or B-tree index keeps erased words as keys; the
         rewrite writes new files without them (the old ones are truncated). Each table is locked for every
         tenant while it is rewritten; a lock not granted within ERASE_LOCK_TIMEOUT leaves the erasure pending
-        (the log says so) rather than queue every reader behind it. Outside a transaction only."""
+        (the log says so) rather than queue every reader behind it. Outside a transaction only.
+
+        The rewrite keeps a deleted row that a transaction begun before the deletion may still read (an open
+        one anywhere on the server, or a snapshot in this database, a replication slot's): measured, one such
+        transaction in another database and the erased fact rows came through a rewrite whole. So it first
+        waits ERASE_WAIT_SECONDS for those to end; one still open leaves the erasure pending, not "done"."""
         if self.in_transaction():
             return False
         done = True
         with self._conn() as conn:
+            older = self._older_readers(conn)
+            if older:
+                log.warning("compaction waits for what still reads the erased rows (%s); their bytes stay until "
+                            "the next `kenning compact`", "; ".join(older))
+                return False
             conn.execute(f"SET lock_timeout = '{ERASE_LOCK_TIMEOUT}'")
             try:
                 for table in tables or ERASABLE_TABLES:
@@ -936,6 +947,30 @@ class PostgresStore(MatrixSearch, SQLStore):
         if done:
             self._compacted()
         return done
+
+    @staticmethod
+    def _older_readers(conn) -> list[str]:
+        """What may still see rows deleted before now, after waiting up to ERASE_WAIT_SECONDS for it to end:
+        a transaction anywhere on the server holding a transaction id from before now (it holds back every
+        snapshot's horizon, the rewrite's own included), a session of this database or a walsender whose
+        snapshot is older, a replication slot's xmin. A role without pg_read_all_stats sees only its own
+        sessions' snapshots; the first test needs no privilege."""
+        now = conn.execute("SELECT pg_current_xact_id()::text AS now").fetchone()["now"]
+        deadline = time.monotonic() + ERASE_WAIT_SECONDS
+        while True:
+            found = [r["who"] for r in conn.execute("""
+                SELECT 'a transaction older than the erasure' AS who WHERE pg_snapshot_xmin(pg_current_snapshot()) < %(now)s::xid8
+                UNION ALL
+                SELECT format('session %%s on %%s, in a transaction since %%s', pid, coalesce(datname, 'replication'),
+                              xact_start)
+                  FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND (datname = current_database() OR datname IS NULL)
+                   AND backend_xmin IS NOT NULL AND age(backend_xmin) > age(%(now)s::xid8::xid)
+                UNION ALL
+                SELECT format('replication slot %%s', slot_name) FROM pg_replication_slots
+                 WHERE xmin IS NOT NULL AND age(xmin) > age(%(now)s::xid8::xid)""", {"now": now}).fetchall()]
+            if not found or time.monotonic() > deadline:
+                return found
+            time.sleep(0.1)
 
     # -- the cached matrices (kenning.store.matrices) -------------------------------------
     def _version(self, scope: Scope):
