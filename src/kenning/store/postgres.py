@@ -953,8 +953,8 @@ class PostgresStore(MatrixSearch, SQLStore):
         """What may still see rows deleted before now, after waiting up to ERASE_WAIT_SECONDS for it to end:
         a transaction anywhere on the server holding a transaction id from before now (it holds back every
         snapshot's horizon, the rewrite's own included), a session of this database or a walsender whose
-        snapshot is older, a replication slot's xmin. A role without pg_read_all_stats sees only its own
-        sessions' snapshots; the first test needs no privilege."""
+        snapshot is older (but a plain VACUUM's, which the horizon leaves out), a replication slot's xmin. A role
+        without pg_read_all_stats sees only its own sessions' snapshots; the first test needs no privilege."""
         now = conn.execute("SELECT pg_current_xact_id()::text AS now").fetchone()["now"]
         deadline = time.monotonic() + ERASE_WAIT_SECONDS
         while True:
@@ -965,6 +965,7 @@ class PostgresStore(MatrixSearch, SQLStore):
                               xact_start)
                   FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND (datname = current_database() OR datname IS NULL)
                    AND backend_xmin IS NOT NULL AND age(backend_xmin) > age(%(now)s::xid8::xid)
+                   AND NOT (backend_type = 'autovacuum worker' AND query LIKE 'autovacuum: VACUUM%%')
                 UNION ALL
                 SELECT format('replication slot %%s', slot_name) FROM pg_replication_slots
                  WHERE xmin IS NOT NULL AND age(xmin) > age(%(now)s::xid8::xid)""", {"now": now}).fetchall()]
